@@ -1,0 +1,105 @@
+"""mcp-notebook: explore and use Model Context Protocol servers from Python and Jupyter.
+
+    >>> from mcp_notebook import get_client
+    >>> everything = get_client().add("everything", "npx", ["-y", "@modelcontextprotocol/server-everything"])
+    >>> everything.call_tool("echo", {"message": "hi"}).text
+
+In IPython or Jupyter: ``%load_ext mcp_notebook``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import (
+    ArgumentError,
+    ConfigError,
+    MCPError,
+    MessageTooLarge,
+    NotConnected,
+    ProtocolError,
+    RequestTimeout,
+    RPCError,
+    ServerExited,
+    StartupError,
+    TransportError,
+    UnknownServer,
+    UnknownTool,
+)
+
+__version__ = "0.1.0"
+
+# Imported on first use: `import mcp_notebook` must stay cheap.
+_LAZY = {
+    "Client": "runtime.client",
+    "get_client": "runtime.client",
+    "Server": "runtime.server",
+    "Settings": "runtime.server",
+    "Handlers": "core.session",
+    "ServerConfig": "core.config",
+    "load_config": "core.config",
+    "qualified_name": "core.naming",
+    "Status": "core.types",
+    "Tool": "core.types",
+    "Resource": "core.types",
+    "ResourceTemplate": "core.types",
+    "Prompt": "core.types",
+    "CallResult": "core.types",
+    "ReadResult": "core.types",
+    "PromptResult": "core.types",
+}
+
+__all__ = [
+    "CallResult",
+    "Client",
+    "Handlers",
+    "Prompt",
+    "PromptResult",
+    "ReadResult",
+    "Resource",
+    "ResourceTemplate",
+    "Server",
+    "ServerConfig",
+    "Settings",
+    "Status",
+    "Tool",
+    "get_client",
+    "load_config",
+    "qualified_name",
+    "MCPError",
+    "ArgumentError",
+    "ConfigError",
+    "MessageTooLarge",
+    "NotConnected",
+    "ProtocolError",
+    "RequestTimeout",
+    "RPCError",
+    "ServerExited",
+    "StartupError",
+    "TransportError",
+    "UnknownServer",
+    "UnknownTool",
+]
+
+if TYPE_CHECKING:
+    from .core.config import ServerConfig, load_config
+    from .core.naming import qualified_name
+    from .core.session import Handlers
+    from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
+    from .runtime.client import Client, get_client
+    from .runtime.server import Server, Settings
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_notebook' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

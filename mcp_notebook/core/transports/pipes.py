@@ -1,0 +1,285 @@
+"""Pipes shared between the event loop and threads that block on a reply.
+
+A blocking call on another thread would otherwise cost two thread hops per request
+(caller → loop to write, loop → caller with the reply); on a VM each hop is a costly
+vCPU wake-up. So any thread may write (``PipeWriter``), and a thread waiting for its
+reply may read the pipe itself while nobody else does (``PipeReader.pump``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import select
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+_READ_SIZE = 1 << 16
+_PARK_CHECK = 0.005  # seconds between the parked loop's looks at a pumped pipe
+_KEEP = 512  # bytes of an oversized line's head and tail kept to find its id
+
+# Where a response's id sits: first (Python SDKs) or last (TypeScript SDK).
+_ID_AT_START = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]*")')
+_ID_AT_END = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]*")\s*\}\s*$')
+
+
+class PipeWriter:
+    """A non-blocking pipe that any thread may write to, in order.
+
+    Writes go straight to the fd while the pipe has room; the rest waits in a backlog
+    that the event loop flushes when the pipe becomes writable.
+    """
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop) -> None:
+        os.set_blocking(fd, False)
+        self._fd = fd
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._backlog: deque[memoryview] = deque()
+        self._armed = False
+
+    def write(self, data: bytes) -> bool:
+        """Queue ``data``; False when the pipe is closed (the reader is gone)."""
+        with self._lock:
+            if self._fd < 0:
+                return False
+            view = memoryview(data)
+            if not self._backlog:
+                try:
+                    view = view[os.write(self._fd, view) :]
+                except BlockingIOError:
+                    pass
+                except OSError:  # EPIPE: the server closed its stdin or exited
+                    self._close_locked()
+                    return False
+                if not view:
+                    return True
+            self._backlog.append(view)
+            if not self._armed:
+                self._armed = True
+                self._loop.call_soon_threadsafe(self._arm)
+            return True
+
+    def _arm(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                self._loop.add_writer(self._fd, self._flush)
+
+    def _flush(self) -> None:
+        with self._lock:
+            while self._backlog and self._fd >= 0:
+                view = self._backlog[0]
+                try:
+                    n = os.write(self._fd, view)
+                except BlockingIOError:
+                    return
+                except OSError:
+                    self._close_locked()
+                    return
+                if n < len(view):
+                    self._backlog[0] = view[n:]
+                    return
+                self._backlog.popleft()
+            self._disarm_locked()
+
+    def _disarm_locked(self) -> None:
+        if self._armed and self._fd >= 0:
+            self._loop.remove_writer(self._fd)
+        self._armed = False
+
+    def _close_locked(self) -> None:
+        if self._fd >= 0:
+            self._disarm_locked()
+            os.close(self._fd)
+            self._fd = -1
+        self._backlog.clear()
+
+    def close(self) -> None:
+        """Close our end; the reader sees EOF. Unsent data is dropped."""
+        with self._lock:
+            self._close_locked()
+
+
+class PipeReader:
+    """Newline-delimited JSON from a pipe, read by the loop or by a waiting thread.
+
+    Whoever holds ``_read_lock`` reads and parses. The loop reads by default; a thread
+    in ``pump`` takes the lock, and the loop, finding it taken, stops watching the fd
+    until threads have stopped pumping.
+    """
+
+    def __init__(
+        self,
+        fd: int,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        max_message_size: int,
+        on_message: Callable[[Any], None],
+        on_too_large: Callable[[int | str | None, int], None],
+        on_garbage: Callable[[str], None],
+        on_eof: Callable[[], None],
+    ) -> None:
+        os.set_blocking(fd, False)
+        self.max_message_size = max_message_size
+        self._fd = fd
+        self._loop = loop
+        self._on_message = on_message
+        self._on_too_large = on_too_large
+        self._on_garbage = on_garbage
+        self._on_eof = on_eof
+        self._read_lock = threading.Lock()
+        self._last_pump = 0.0
+        self._handed_off = False
+        self._eof = False
+        self._buf = bytearray()
+        self._discard: list[Any] | None = None  # [head, tail, size] while skipping a long line
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
+        loop.add_reader(fd, self._loop_readable)
+
+    # -- the loop's side ---------------------------------------------------------------
+
+    def _loop_readable(self) -> None:
+        if self._eof:
+            self._loop.remove_reader(self._fd)
+            return
+        if not self._read_lock.acquire(blocking=False):
+            # A thread is pumping: stop watching (a level-triggered fd would wake us
+            # again and again) and look back now and then.
+            self._loop.remove_reader(self._fd)
+            self._loop.call_later(_PARK_CHECK, self._unpark_when_idle)
+            return
+        try:
+            if not self._drain():
+                self._loop.remove_reader(self._fd)
+        finally:
+            self._read_lock.release()
+
+    def _unpark_when_idle(self) -> None:
+        # Stay parked while threads keep pumping: a run of blocking calls then costs the
+        # loop one wake-up per _PARK_CHECK instead of one per reply. Between such calls
+        # a notification waits at most that long.
+        if self._fd < 0 or self._eof:
+            return
+        if self._read_lock.locked() or time.monotonic() - self._last_pump < _PARK_CHECK:
+            self._loop.call_later(_PARK_CHECK, self._unpark_when_idle)
+            return
+        self._loop.add_reader(self._fd, self._loop_readable)
+
+    # -- a waiting thread's side -------------------------------------------------------
+
+    def pump(self, done: Callable[[], bool], timeout: float | None) -> bool:
+        """Read on this thread until ``done()`` or ``timeout`` seconds.
+
+        False when this thread cannot read (another reader has the pipe, or it is at
+        EOF): then wait for the reply some other way.
+        """
+        if self._eof or not self._read_lock.acquire(blocking=False):
+            return False
+        try:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while not done():
+                wait_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000) + 1)
+                if self._poll.poll(wait_ms) and not self._drain():
+                    return False  # EOF
+                if self._handed_off:
+                    self._handed_off = False
+                    return False
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+            return True
+        finally:
+            self._last_pump = time.monotonic()
+            self._read_lock.release()
+
+    def hand_off(self) -> None:
+        """Called while pumping: a reply went to the loop, so stop and wait for it."""
+        self._handed_off = True
+
+    # -- reading and splitting (under _read_lock) ---------------------------------------
+
+    def _drain(self) -> bool:
+        """Read what is there; False at EOF."""
+        while self._fd >= 0:
+            try:
+                data = os.read(self._fd, _READ_SIZE)
+            except BlockingIOError:
+                return True
+            except OSError:
+                data = b""
+            if not data:
+                self._eof = True
+                self._on_eof()
+                return False
+            self._feed(data)
+            if len(data) < _READ_SIZE:
+                return True
+        return False
+
+    def _feed(self, data: bytes) -> None:
+        if self._discard is not None:
+            i = data.find(b"\n")
+            if i < 0:
+                self._discard[1] = (self._discard[1] + data)[-_KEEP:]
+                self._discard[2] += len(data)
+                return
+            head, tail, size = self._discard
+            self._discard = None
+            self._too_large(head, (tail + data[:i])[-_KEEP:], size + i)
+            data = data[i + 1 :]
+        buf = self._buf
+        search_from = len(buf)
+        buf += data
+        start = 0
+        i = buf.find(b"\n", search_from)
+        while i >= 0:
+            if i - start > self.max_message_size:
+                self._too_large(bytes(buf[start : start + _KEEP]), bytes(buf[i - _KEEP : i]), i - start)
+            elif i > start:
+                self._line(buf[start:i])
+            start = i + 1
+            i = buf.find(b"\n", start)
+        if start:
+            del buf[:start]
+        if len(buf) > self.max_message_size:
+            self._discard = [bytes(buf[:_KEEP]), bytes(buf[-_KEEP:]), len(buf)]
+            buf.clear()
+
+    def _line(self, line: bytearray) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            text = line.decode("utf-8", "replace").strip()
+            if text:
+                self._on_garbage(text)
+            return
+        if isinstance(message, dict):
+            self._on_message(message)
+        elif isinstance(message, list):  # a JSON-RPC batch (2025-03-26)
+            for item in message:
+                if isinstance(item, dict):
+                    self._on_message(item)
+        else:
+            self._on_garbage(line.decode("utf-8", "replace"))
+
+    def _too_large(self, head: bytes, tail: bytes, size: int) -> None:
+        match = _ID_AT_START.search(head) or _ID_AT_END.search(tail)
+        self._on_too_large(json.loads(match.group(1)) if match else None, size)
+
+    def close(self) -> None:
+        """Stop reading and close the fd (on the loop; waits for a pumping thread)."""
+        if self._fd < 0:
+            return
+        self._loop.remove_reader(self._fd)
+        if self._read_lock.acquire(timeout=1.0):
+            try:
+                self._poll.unregister(self._fd)
+                os.close(self._fd)
+                self._fd = -1
+            finally:
+                self._read_lock.release()

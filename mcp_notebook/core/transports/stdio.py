@@ -1,0 +1,316 @@
+"""The stdio transport: a child process speaking newline-delimited JSON-RPC on its pipes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import signal
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import MCPError, ServerExited, StartupError
+from .. import reaper
+from ..redact import redact_args
+from .base import MessageSink
+from .pipes import PipeReader, PipeWriter
+
+DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
+STDERR_LINES = 500
+STDERR_LINE_CHARS = 2000
+DIAGNOSTIC_LINES = 100
+
+
+def _prctl_pdeathsig() -> Any:
+    """A preexec function that makes the child die with us (Linux only), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def preexec() -> None:
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    return preexec
+
+
+_PREEXEC = _prctl_pdeathsig()
+
+
+@dataclass
+class StdioParameters:
+    command: str
+    args: Sequence[str] = ()
+    env: Mapping[str, str] = field(default_factory=dict)  # merged over os.environ
+    cwd: str | None = None
+
+    def describe(self) -> str:
+        return shlex.join([self.command, *redact_args(self.args)])
+
+
+class _PipeProtocol(asyncio.SubprocessProtocol):
+    def __init__(self, owner: StdioTransport) -> None:
+        self._owner = owner
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self._owner._feed_stderr(data)  # stdout is ours (PipeReader), only stderr comes here
+
+    def process_exited(self) -> None:
+        self._owner._process_exited()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._owner._finish()
+
+
+class StdioTransport:
+    """Runs the server as a child in its own process group and reads its pipes."""
+
+    def __init__(
+        self,
+        params: StdioParameters,
+        *,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        close_timeout: float = 2.0,
+    ) -> None:
+        self.params = params
+        self.max_message_size = max_message_size
+        self.close_timeout = close_timeout
+        self.stderr_lines: deque[str] = deque(maxlen=STDERR_LINES)
+        self.diagnostics: deque[str] = deque(maxlen=DIAGNOSTIC_LINES)
+        self.pid: int | None = None
+        self.returncode: int | None = None
+        self._sink: MessageSink | None = None
+        self._proc: asyncio.SubprocessTransport | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        # Messages a reading thread handed to the loop, and those the loop has handled;
+        # each counter is written by one side only.
+        self._forwarded = 0
+        self._processed = 0
+        self._writer: PipeWriter | None = None
+        self._reader: PipeReader | None = None
+        self._stderr_partial = ""
+        self._exited = asyncio.Event()
+        self._finished = False
+        self._closing = False
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def start(self, sink: MessageSink) -> None:
+        self._sink = sink
+        loop = self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        # Our own pipes rather than asyncio's: a blocking caller on another thread may
+        # write and read them itself (see pipes.py).
+        child_stdin, our_stdin = os.pipe()
+        our_stdout, child_stdout = os.pipe()
+        try:
+            proc = await self._spawn(loop, child_stdin, child_stdout)
+        except BaseException:
+            os.close(our_stdin)
+            os.close(our_stdout)
+            raise
+        finally:
+            os.close(child_stdin)
+            os.close(child_stdout)
+        self._proc = proc
+        self.pid = proc.get_pid()
+        self._writer = PipeWriter(our_stdin, loop)
+        self._reader = PipeReader(
+            our_stdout,
+            loop,
+            max_message_size=self.max_message_size,
+            on_message=self._deliver,
+            on_too_large=sink.on_too_large,
+            on_garbage=lambda text: self.diagnostics.append(text[:STDERR_LINE_CHARS]),
+            on_eof=self._stdout_eof,
+        )
+        if os.name == "posix":
+            reaper.watch(self.pid)
+
+    async def _spawn(self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int) -> asyncio.SubprocessTransport:
+        p = self.params
+        posix = os.name == "posix"
+        try:
+            proc, _ = await loop.subprocess_exec(
+                lambda: _PipeProtocol(self),
+                p.command,
+                *p.args,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=asyncio.subprocess.PIPE,
+                env={**os.environ, **p.env},
+                cwd=p.cwd,
+                start_new_session=posix,  # own group: Ctrl-C in the kernel must not reach it
+                preexec_fn=_PREEXEC if posix else None,
+            )
+        except FileNotFoundError as e:
+            missing = p.cwd if p.cwd and not os.path.isdir(p.cwd) else p.command
+            what = "directory" if missing == p.cwd else "command"
+            raise StartupError(
+                f"cannot start {p.describe()!r}: {what} {missing!r} not found; install it or give its full path"
+            ) from e
+        except PermissionError as e:
+            raise StartupError(f"cannot start {p.describe()!r}: permission denied ({e.strerror})") from e
+        except OSError as e:
+            raise StartupError(f"cannot start {p.describe()!r}: {e.strerror or e}") from e
+        return proc
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.send_nowait(message)
+
+    def send_nowait(self, message: dict[str, Any]) -> None:
+        """Write a message from any thread, without waiting for the event loop.
+
+        Blocking calls use this to skip a thread hop; what the pipe cannot take at
+        once is queued and written by the loop when the server reads again.
+        """
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        writer = self._writer
+        if self._finished or writer is None or not writer.write(data):
+            raise ServerExited(
+                f"server {self.describe()!r} is not running{self._exit_text()}",
+                returncode=self.returncode,
+                stderr=self.stderr_text(),
+            )
+
+    async def close(self) -> None:
+        """Close stdin, wait; then SIGTERM the group, wait; then SIGKILL the group."""
+        self._closing = True
+        proc = self._proc
+        if proc is None:
+            return
+        if self._writer is not None:
+            self._writer.close()
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if sig is not None:
+                self._signal_group(sig)
+            try:
+                await asyncio.wait_for(self._exited.wait(), self.close_timeout)
+                break
+            except asyncio.TimeoutError:
+                continue
+        # The leader is gone; stragglers it left in the group (npx's children) go too.
+        self._signal_group(signal.SIGTERM)
+        if os.name == "posix" and self.pid is not None:
+            reaper.unwatch(self.pid)
+        proc.close()
+        self._finish()
+
+    def kill_now(self) -> None:
+        """Last resort at interpreter exit, when the event loop may be gone."""
+        self._signal_group(signal.SIGKILL)
+
+    def _signal_group(self, sig: int) -> None:
+        if self.pid is None:
+            return
+        try:
+            if os.name == "posix":
+                os.killpg(self.pid, sig)
+            elif self._proc is not None:
+                self._proc.kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        sink = self._sink
+        assert sink is not None and self._loop is not None
+        if threading.get_ident() == self._loop_thread:
+            sink.on_message(message)
+        elif "method" in message or self._forwarded != self._processed:
+            # Requests and notifications are handled on the loop, and a response must
+            # not overtake one still queued there (progress before the result): it
+            # follows the same way, and the thread waits for the loop to settle it.
+            self._forwarded += 1
+            self._loop.call_soon_threadsafe(self._deliver_on_loop, message)
+            if "method" not in message and self._reader is not None:
+                self._reader.hand_off()
+        else:
+            sink.on_message(message)  # a response on a blocking caller's thread: settled here
+
+    def _deliver_on_loop(self, message: dict[str, Any]) -> None:
+        self._processed += 1
+        assert self._sink is not None
+        self._sink.on_message(message)
+
+    def _stdout_eof(self) -> None:
+        if threading.get_ident() != self._loop_thread:
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(self._stdout_eof)
+            return
+        # The process is exiting (or closed stdout): give its exit code a moment.
+        self._loop.call_later(0.2, self._finish)  # type: ignore[union-attr]
+
+    def pump(self, done: Callable[[], bool], timeout: float | None) -> bool:
+        """Read replies on this thread until ``done()`` (see PipeReader.pump)."""
+        reader = self._reader
+        return reader is not None and reader.pump(done, timeout)
+
+    def _feed_stderr(self, data: bytes) -> None:
+        text = self._stderr_partial + data.decode("utf-8", "replace")
+        *lines, self._stderr_partial = text.split("\n")
+        for line in lines:
+            self.stderr_lines.append(line.rstrip("\r")[:STDERR_LINE_CHARS])
+        if len(self._stderr_partial) > STDERR_LINE_CHARS:
+            self.stderr_lines.append(self._stderr_partial[:STDERR_LINE_CHARS])
+            self._stderr_partial = ""
+
+    # -- ending ------------------------------------------------------------------------
+
+    def _process_exited(self) -> None:
+        assert self._proc is not None
+        self.returncode = self._proc.get_returncode()
+        self._exited.set()
+        # Let the pipes drain (the last stderr lines matter), but do not wait for a
+        # grandchild that keeps them open.
+        asyncio.get_running_loop().call_later(0.2, self._finish)
+
+    def _finish(self) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        if self._reader is not None:
+            self._reader.close()
+        if self._stderr_partial:
+            self.stderr_lines.append(self._stderr_partial[:STDERR_LINE_CHARS])
+            self._stderr_partial = ""
+        error: MCPError | None = None
+        if not self._closing:
+            error = ServerExited(
+                f"server {self.describe()!r} exited{self._exit_text()}{self.failure_detail()}",
+                returncode=self.returncode,
+                stderr=self.stderr_text(),
+            )
+        if self._sink is not None:
+            self._sink.on_closed(error)
+
+    def _exit_text(self) -> str:
+        return "" if self.returncode is None else f" with code {self.returncode}"
+
+    # -- reporting ---------------------------------------------------------------------
+
+    def describe(self) -> str:
+        return self.params.describe()
+
+    def stderr_text(self) -> str:
+        lines = list(self.stderr_lines)
+        if self._stderr_partial:
+            lines.append(self._stderr_partial)
+        return "\n".join(lines)
+
+    def failure_detail(self, lines: int = 3) -> str:
+        tail = [line.strip() for line in self.stderr_lines if line.strip()][-lines:]
+        if self._stderr_partial.strip():
+            tail = [*tail, self._stderr_partial.strip()][-lines:]
+        return f"; stderr: {' | '.join(tail)}" if tail else ""

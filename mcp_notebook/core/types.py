@@ -1,0 +1,217 @@
+"""Typed views of protocol results. Each keeps the server's dict as ``raw``."""
+
+from __future__ import annotations
+
+import base64
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+class Status(str, enum.Enum):
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    FAILED = "failed"
+    NEEDS_AUTH = "needs_auth"
+    CLOSED = "closed"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Tool:
+    server: str
+    name: str
+    qualified_name: str
+    title: str | None
+    description: str | None
+    input_schema: JSON
+    output_schema: JSON | None
+    annotations: JSON
+    raw: JSON = field(repr=False)
+
+    @classmethod
+    def from_raw(cls, server: str, qualified_name: str, raw: JSON) -> Tool:
+        annotations = raw.get("annotations") or {}
+        return cls(
+            server=server,
+            name=raw.get("name", ""),
+            qualified_name=qualified_name,
+            title=raw.get("title") or annotations.get("title"),
+            description=raw.get("description"),
+            input_schema=raw.get("inputSchema") or {"type": "object"},
+            output_schema=raw.get("outputSchema"),
+            annotations=annotations,
+            raw=raw,
+        )
+
+    # Hints as the spec defines their defaults when absent. They are untrusted.
+    @property
+    def read_only(self) -> bool:
+        return bool(self.annotations.get("readOnlyHint", False))
+
+    @property
+    def destructive(self) -> bool:
+        return not self.read_only and bool(self.annotations.get("destructiveHint", True))
+
+    @property
+    def idempotent(self) -> bool:
+        return bool(self.annotations.get("idempotentHint", False))
+
+    @property
+    def open_world(self) -> bool:
+        return bool(self.annotations.get("openWorldHint", True))
+
+    @property
+    def required_arguments(self) -> list[str]:
+        return list(self.input_schema.get("required") or [])
+
+
+@dataclass(frozen=True)
+class Resource:
+    server: str
+    uri: str
+    name: str | None
+    title: str | None
+    mime_type: str | None
+    size: int | None
+    description: str | None
+    raw: JSON = field(repr=False)
+
+    @classmethod
+    def from_raw(cls, server: str, raw: JSON) -> Resource:
+        return cls(
+            server,
+            raw.get("uri", ""),
+            raw.get("name"),
+            raw.get("title"),
+            raw.get("mimeType"),
+            raw.get("size"),
+            raw.get("description"),
+            raw,
+        )
+
+
+@dataclass(frozen=True)
+class ResourceTemplate:
+    server: str
+    uri_template: str
+    name: str | None
+    title: str | None
+    mime_type: str | None
+    description: str | None
+    raw: JSON = field(repr=False)
+
+    @classmethod
+    def from_raw(cls, server: str, raw: JSON) -> ResourceTemplate:
+        return cls(
+            server,
+            raw.get("uriTemplate", ""),
+            raw.get("name"),
+            raw.get("title"),
+            raw.get("mimeType"),
+            raw.get("description"),
+            raw,
+        )
+
+
+@dataclass(frozen=True)
+class Prompt:
+    server: str
+    name: str
+    title: str | None
+    description: str | None
+    arguments: list[JSON]
+    raw: JSON = field(repr=False)
+
+    @classmethod
+    def from_raw(cls, server: str, raw: JSON) -> Prompt:
+        return cls(
+            server, raw.get("name", ""), raw.get("title"), raw.get("description"), raw.get("arguments") or [], raw
+        )
+
+
+def _texts(blocks: list[JSON]) -> str:
+    return "\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """The result of ``tools/call``. ``is_error`` means the tool failed (not the protocol)."""
+
+    server: str
+    tool: str
+    content: list[JSON]
+    structured: Any
+    is_error: bool
+    output_error: str | None  # why structuredContent breaks the outputSchema, if it does
+    raw: JSON = field(repr=False)
+
+    @classmethod
+    def from_raw(cls, server: str, tool: str, raw: JSON, output_error: str | None = None) -> CallResult:
+        return cls(
+            server,
+            tool,
+            raw.get("content") or [],
+            raw.get("structuredContent"),
+            bool(raw.get("isError")),
+            output_error,
+            raw,
+        )
+
+    @property
+    def text(self) -> str:
+        """The text blocks of the content, joined by newlines."""
+        return _texts(self.content)
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """The result of ``resources/read``: one or more contents, text or blob."""
+
+    server: str
+    uri: str
+    contents: list[JSON]
+    raw: JSON = field(repr=False)
+
+    @classmethod
+    def from_raw(cls, server: str, uri: str, raw: JSON) -> ReadResult:
+        return cls(server, uri, raw.get("contents") or [], raw)
+
+    @property
+    def text(self) -> str:
+        return _texts(self.contents)
+
+    @property
+    def bytes(self) -> bytes:
+        """The first content's bytes: a blob decoded, or text encoded as UTF-8."""
+        for item in self.contents:
+            if "blob" in item:
+                return base64.b64decode(item["blob"])
+            if "text" in item:
+                return str(item["text"]).encode()
+        return b""
+
+    @property
+    def mime_type(self) -> str | None:
+        return self.contents[0].get("mimeType") if self.contents else None
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    server: str
+    name: str
+    description: str | None
+    messages: list[JSON]
+    raw: JSON = field(repr=False)
+
+    @classmethod
+    def from_raw(cls, server: str, name: str, raw: JSON) -> PromptResult:
+        return cls(server, name, raw.get("description"), raw.get("messages") or [], raw)
+
+    @property
+    def text(self) -> str:
+        return _texts([m.get("content") or {} for m in self.messages])

@@ -1,0 +1,176 @@
+"""Checking tool arguments and structured output against the tool's JSON Schemas."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ArgumentError
+
+# Validators are built once per schema object; listings are cached, so ids are stable
+# while the schema is alive (we keep a reference to it beside the validator).
+_validators: dict[int, tuple[Any, Any]] = {}
+_quick: dict[int, tuple[Any, Callable[[Any], bool] | None]] = {}
+
+# A quick yes for the plain object schemas most tools have. It is conservative: True
+# means jsonschema would accept too; False (or an unusual schema) means "ask jsonschema",
+# which also words the error. jsonschema costs ~20 µs a call; this ~1 µs.
+_ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
+_TOP_KEYS = _ANNOTATIONS | {"type", "properties", "required", "additionalProperties", "$schema"}
+_MODERN = (
+    None,
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+)
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+_BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
+    "minimum": lambda v, b: v >= b,
+    "maximum": lambda v, b: v <= b,
+    "exclusiveMinimum": lambda v, b: v > b,
+    "exclusiveMaximum": lambda v, b: v < b,
+    "minLength": lambda v, b: len(v) >= b,
+    "maxLength": lambda v, b: len(v) <= b,
+}
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _quick_property(schema: Any) -> Callable[[Any], bool]:
+    if not isinstance(schema, dict):
+        return _never
+    checks: list[Callable[[Any], bool]] = []
+    for key, rule in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            names = rule if isinstance(rule, list) else [rule]
+            if not all(isinstance(n, str) and n in _TYPES for n in names):
+                return _never
+            tests = [_TYPES[n] for n in names]
+            checks.append(lambda v, tests=tests: any(t(v) for t in tests))
+        elif key in ("enum", "const"):
+            options = rule if key == "enum" else [rule]
+            if not isinstance(options, list) or not all(isinstance(o, (str, int, float, bool)) for o in options):
+                return _never
+            # Same type and equal: never wrong (jsonschema tells True from 1, and 1 from 1.0 here is "ask").
+            checks.append(lambda v, options=options: any(type(v) is type(o) and v == o for o in options))
+        elif key in _BOUNDS and isinstance(rule, (int, float)) and not isinstance(rule, bool):
+            numeric = key not in ("minLength", "maxLength")
+            test = _BOUNDS[key]
+            if numeric:
+                checks.append(
+                    lambda v, b=rule, t=test: not isinstance(v, (int, float)) or isinstance(v, bool) or t(v, b)
+                )
+            else:
+                checks.append(lambda v, b=rule, t=test: not isinstance(v, str) or t(v, b))
+        else:
+            return _never  # format, items, nested objects, $ref...: ask jsonschema
+    return lambda v: all(c(v) for c in checks)
+
+
+def _compile_quick(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
+    if schema.get("type") != "object" or schema.get("$schema") not in _MODERN or not set(schema) <= _TOP_KEYS:
+        return None
+    properties = schema.get("properties") or {}
+    required = schema.get("required") or []
+    additional = schema.get("additionalProperties", True)
+    if not isinstance(properties, dict) or not isinstance(required, list) or not isinstance(additional, bool):
+        return None
+    checks = {name: _quick_property(sub) for name, sub in properties.items()}
+
+    def quick(arguments: Any) -> bool:
+        if not isinstance(arguments, dict):
+            return False
+        for name in required:
+            if name not in arguments:
+                return False
+        for name, value in arguments.items():
+            check = checks.get(name)
+            if check is None:
+                if not additional:
+                    return False
+            elif not check(value):
+                return False
+        return True
+
+    return quick
+
+
+def _quick_check(schema: dict[str, Any], arguments: Any) -> bool:
+    entry = _quick.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_quick) > 4096:
+            _quick.clear()
+        entry = (schema, _compile_quick(schema))
+        _quick[id(schema)] = entry
+    return entry[1] is not None and entry[1](arguments)
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    entry = _validators.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    import jsonschema  # heavy: only on the first call that validates
+
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        validator = None  # the server's schema is broken: do not block the call on it
+    else:
+        validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    if len(_validators) > 4096:
+        _validators.clear()
+    _validators[id(schema)] = (schema, validator)
+    return validator
+
+
+def _describe(error: Any) -> str:
+    path = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    if error.validator == "additionalProperties":
+        return error.message
+    return f"{path or 'arguments'}: {error.message} ({error.validator})"
+
+
+def validate_arguments(tool: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Raise ArgumentError naming the field and the rule when ``arguments`` do not fit."""
+    schema = tool.get("inputSchema")
+    if not isinstance(schema, dict) or _quick_check(schema, arguments):
+        return
+    validator = _validator(schema)
+    if validator is None or validator.is_valid(arguments):
+        return
+    import jsonschema.exceptions
+
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    raise ArgumentError(
+        f"tool {tool.get('name')!r}: {_describe(error)}; fix the argument or pass validate=False to send it anyway"
+    )
+
+
+def check_structured_output(tool: dict[str, Any], structured: Any) -> str | None:
+    """The reason ``structuredContent`` breaks the tool's outputSchema, or None."""
+    schema = tool.get("outputSchema")
+    if not isinstance(schema, dict) or structured is None:
+        return None
+    validator = _validator(schema)
+    if validator is None or validator.is_valid(structured):
+        return None
+    import jsonschema.exceptions
+
+    error = jsonschema.exceptions.best_match(validator.iter_errors(structured))
+    return f"structuredContent does not match the outputSchema: {_describe(error)}"

@@ -1,0 +1,102 @@
+"""The exception hierarchy.
+
+    MCPError
+    ├── ConfigError          a config file or server definition is wrong
+    ├── ArgumentError        tool arguments do not match the tool's inputSchema
+    ├── UnknownServer        no server of that name is registered
+    ├── UnknownTool          the server has no tool of that name
+    ├── NotConnected         the server is not connected (failed, closed, connecting)
+    ├── TransportError       the connection itself failed
+    │   ├── StartupError     the server could not be started or did not initialize
+    │   └── ServerExited     the server process exited
+    ├── ProtocolError        the server broke the protocol (bad version, bad message)
+    ├── MessageTooLarge      a message went over the configured size limit
+    ├── RequestTimeout       no answer in time (the request was cancelled on the server)
+    └── RPCError             the server answered with a JSON-RPC error object
+
+Messages are one line, say what happened and what to do, and never contain secrets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "MCPError",
+    "ConfigError",
+    "ArgumentError",
+    "UnknownServer",
+    "UnknownTool",
+    "NotConnected",
+    "TransportError",
+    "StartupError",
+    "ServerExited",
+    "ProtocolError",
+    "MessageTooLarge",
+    "RequestTimeout",
+    "RPCError",
+]
+
+
+class MCPError(Exception):
+    """Base class of every error mcp-notebook raises on purpose."""
+
+
+class ConfigError(MCPError, ValueError):
+    pass
+
+
+class ArgumentError(MCPError, ValueError):
+    pass
+
+
+class UnknownServer(MCPError, LookupError):
+    pass
+
+
+class UnknownTool(MCPError, LookupError):
+    pass
+
+
+class NotConnected(MCPError):
+    pass
+
+
+class TransportError(MCPError):
+    pass
+
+
+class StartupError(TransportError):
+    pass
+
+
+class ServerExited(TransportError):
+    def __init__(self, message: str, *, returncode: int | None = None, stderr: str = "") -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+class ProtocolError(MCPError):
+    pass
+
+
+class MessageTooLarge(MCPError):
+    pass
+
+
+class RequestTimeout(MCPError, TimeoutError):
+    pass
+
+
+class RPCError(MCPError):
+    """A JSON-RPC error object from the server: ``code``, ``message`` and ``data``."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"RPCError(code={self.code}, message={self.message!r})"

@@ -1,0 +1,239 @@
+"""The kernel-wide registry of named servers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ..core.config import ServerConfig, check_server_name, load_config
+from ..core.naming import ToolNames
+from ..core.session import Handlers
+from ..core.types import CallResult, Status
+from ..errors import UnknownServer, UnknownTool
+from .loop import LoopThread, default_loop
+from .server import _DEFAULT, Server, Settings
+
+JSON = dict[str, Any]
+
+
+class Client:
+    """Named MCP servers that live as long as the kernel.
+
+    >>> client = Client()
+    >>> everything = client.add("everything", "npx", ["-y", "@modelcontextprotocol/server-everything"])
+    >>> everything.call_tool("echo", {"message": "hi"}).text
+    'Echo: hi'
+
+    Every method has an awaitable twin with an ``a`` prefix (``await client.aadd(...)``).
+    """
+
+    def __init__(
+        self,
+        *,
+        handlers: Handlers | None = None,
+        settings: Settings | None = None,
+        loop: LoopThread | None = None,
+    ) -> None:
+        self.handlers = handlers or Handlers()
+        self.settings = settings or Settings()
+        self._loop_thread = loop or default_loop()
+        self._servers: dict[str, Server] = {}
+        self._tool_names = ToolNames()
+        self._loop_thread.call_at_exit(self.aclose)
+
+    def __repr__(self) -> str:
+        connected = sum(s.status is Status.CONNECTED for s in self._servers.values())
+        return f"<Client servers={len(self._servers)} connected={connected}>"
+
+    # -- the registry ------------------------------------------------------------------
+
+    def __getitem__(self, name: str) -> Server:
+        server = self._servers.get(name)
+        if server is None:
+            known = ", ".join(sorted(self._servers)) or "none yet"
+            raise UnknownServer(f"no server named {name!r} (known: {known}); add it first")
+        return server
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._servers
+
+    def __iter__(self) -> Iterator[Server]:
+        return iter(list(self._servers.values()))
+
+    def __len__(self) -> int:
+        return len(self._servers)
+
+    @property
+    def servers(self) -> dict[str, Server]:
+        return dict(self._servers)
+
+    def resolve_tool(self, qualified_name: str) -> tuple[Server, str]:
+        """The server and tool behind a qualified name (``mcp__server__tool``)."""
+        try:
+            server, tool = self._tool_names.resolve(qualified_name)
+        except KeyError:
+            raise UnknownTool(f"no known tool is named {qualified_name!r}; list_tools() names them") from None
+        return self[server], tool
+
+    # -- adding and removing -----------------------------------------------------------
+
+    async def aadd(
+        self,
+        name: str,
+        command: str | None = None,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        url: str | None = None,
+        transport: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        startup_timeout: float | None = None,
+        connect: bool = True,
+    ) -> Server:
+        """Register a server (replacing one of the same name) and connect to it.
+
+        A stdio server takes ``command`` and ``args``; a remote one takes ``url``. If the
+        connection fails the server stays registered with status ``failed`` and the error
+        is raised; ``restart`` tries again.
+        """
+        check_server_name(name)
+        config = ServerConfig(
+            name=name,
+            transport=transport or ("stdio" if command else "http"),
+            command=command,
+            args=[str(a) for a in args],
+            env=dict(env or {}),
+            cwd=os.fspath(cwd) if cwd is not None else None,
+            url=url,
+            headers=dict(headers or {}),
+        )
+        return await self.aadd_config(config, startup_timeout=startup_timeout, connect=connect)
+
+    async def aadd_config(
+        self, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True
+    ) -> Server:
+        old = self._servers.get(config.name)
+        if old is not None:
+            await old.aclose()
+            self._tool_names.forget_server(config.name)
+        server = Server(self, config, startup_timeout=startup_timeout)
+        self._servers[config.name] = server
+        if connect:
+            await server.aconnect()
+        return server
+
+    async def aload(self, path: str | os.PathLike[str] = ".mcp.json", *, connect: bool = True) -> list[Server]:
+        """Add every server of a ``.mcp.json`` or VS Code ``mcp.json`` file, connecting
+        them concurrently. A server that fails to connect is kept with status ``failed``."""
+        configs = load_config(path)
+        servers = [await self.aadd_config(c, connect=False) for c in configs.values()]
+        if connect:
+            await asyncio.gather(*(s.aconnect() for s in servers), return_exceptions=True)
+        return servers
+
+    async def aremove(self, name: str) -> None:
+        server = self[name]
+        del self._servers[name]
+        self._tool_names.forget_server(name)
+        await server.aclose()
+
+    async def arestart(self, name: str) -> Server:
+        return await self[name].arestart()
+
+    async def aclose(self) -> None:
+        """Close every connection (servers stay registered; ``restart`` reconnects)."""
+        await asyncio.gather(*(s.aclose() for s in self._servers.values()), return_exceptions=True)
+
+    async def acall_tool(
+        self, qualified_name: str, arguments: JSON | None = None, *, timeout: float | None = _DEFAULT, **kwargs: Any
+    ) -> CallResult:
+        """Call a tool by its qualified name (``mcp__server__tool``)."""
+        server, tool = self.resolve_tool(qualified_name)
+        return await server.acall_tool(tool, arguments, timeout=timeout, **kwargs)
+
+    # -- blocking twins ----------------------------------------------------------------
+
+    def add(
+        self,
+        name: str,
+        command: str | None = None,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        url: str | None = None,
+        transport: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        startup_timeout: float | None = None,
+        connect: bool = True,
+    ) -> Server:
+        return self._loop_thread.run(
+            self.aadd(
+                name,
+                command,
+                args,
+                env=env,
+                cwd=cwd,
+                url=url,
+                transport=transport,
+                headers=headers,
+                startup_timeout=startup_timeout,
+                connect=connect,
+            )
+        )
+
+    def add_config(self, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True) -> Server:
+        return self._loop_thread.run(self.aadd_config(config, startup_timeout=startup_timeout, connect=connect))
+
+    def load(self, path: str | os.PathLike[str] = ".mcp.json", *, connect: bool = True) -> list[Server]:
+        return self._loop_thread.run(self.aload(path, connect=connect))
+
+    def remove(self, name: str) -> None:
+        self._loop_thread.run(self.aremove(name))
+
+    def restart(self, name: str) -> Server:
+        return self._loop_thread.run(self.arestart(name))
+
+    def close(self) -> None:
+        self._loop_thread.run(self.aclose())
+
+    def call_tool(
+        self, qualified_name: str, arguments: JSON | None = None, *, timeout: float | None = _DEFAULT, **kwargs: Any
+    ) -> CallResult:
+        return self._loop_thread.run(self.acall_tool(qualified_name, arguments, timeout=timeout, **kwargs))
+
+    def status(self) -> list[JSON]:
+        """One row per server: name, transport, status, server, version, protocol, error."""
+        return [
+            {
+                "name": s.name,
+                "transport": s.config.transport,
+                "status": s.status.value,
+                "server": s.server_info.get("name"),
+                "version": s.server_info.get("version"),
+                "protocol": s.protocol_version,
+                "error": s.error,
+            }
+            for s in self._servers.values()
+        ]
+
+
+_default_client: Client | None = None
+_lock = threading.Lock()
+
+
+def get_client() -> Client:
+    """The kernel-wide Client that the magics use too."""
+    global _default_client
+    if _default_client is None:
+        with _lock:
+            if _default_client is None:
+                _default_client = Client()
+    return _default_client
+
+
+__all__ = ["Client", "get_client"]

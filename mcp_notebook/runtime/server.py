@@ -1,0 +1,481 @@
+"""One named server: its config, its connection, its status and every operation on it.
+
+Each operation is one async method (``a``-prefixed, awaitable from any event loop) and a
+thin blocking wrapper of the same name without the prefix.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..core.config import ServerConfig
+from ..core.protocol import LOG_LEVELS
+from ..core.session import ClientSession, ProgressCallback
+from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
+from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
+from ..core.validation import check_structured_output, validate_arguments
+from ..errors import (
+    ArgumentError,
+    MCPError,
+    NotConnected,
+    ProtocolError,
+    RequestTimeout,
+    ServerExited,
+    StartupError,
+    TransportError,
+    UnknownTool,
+)
+from .loop import LoopThread
+
+if TYPE_CHECKING:
+    from .client import Client
+
+T = TypeVar("T")
+JSON = dict[str, Any]
+_DEFAULT: Any = object()  # "use the configured default" (None means "no limit")
+F = TypeVar("F", bound=Callable[..., Coroutine[Any, Any, Any]])
+
+
+def _on_loop(fn: F) -> F:
+    """Run the coroutine method on the background loop, whatever loop awaits it."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: Server, *args: Any, **kwargs: Any) -> Any:
+        return await self._loop.wrap(fn(self, *args, **kwargs))
+
+    return wrapper  # type: ignore[return-value]
+
+
+class Settings:
+    """Defaults a Client gives its servers; each can be changed at any time."""
+
+    def __init__(
+        self,
+        *,
+        startup_timeout: float = 30.0,
+        request_timeout: float | None = 60.0,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        validate: bool = True,
+    ) -> None:
+        self.startup_timeout = startup_timeout
+        self.request_timeout = request_timeout
+        self.max_message_size = max_message_size
+        self.validate = validate
+
+    def __repr__(self) -> str:
+        return (
+            f"Settings(startup_timeout={self.startup_timeout}, request_timeout={self.request_timeout}, "
+            f"max_message_size={self.max_message_size}, validate={self.validate})"
+        )
+
+
+class Server:
+    """A named MCP server. Get one from ``Client.add`` / ``Client.load`` / ``client[name]``."""
+
+    def __init__(self, client: Client, config: ServerConfig, *, startup_timeout: float | None = None) -> None:
+        self._client = client
+        self.config = config
+        self.status = Status.CLOSED
+        self.error: str | None = None
+        self.startup_timeout = startup_timeout
+        self._session: ClientSession | None = None
+        self._transport: StdioTransport | None = None
+        self._listeners: list[Callable[[str, JSON], Any]] = []
+        self._subscriptions: dict[str, list[Callable[[str, JSON], Any]]] = {}
+        self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def _loop(self) -> LoopThread:
+        return self._client._loop_thread
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._loop.run(coro)
+
+    def __repr__(self) -> str:
+        detail = f" {self.server_info.get('name')} {self.server_info.get('version')}" if self.server_info else ""
+        why = f" ({self.error})" if self.error and self.status is Status.FAILED else ""
+        return f"<Server {self.name!r} {self.config.transport} {self.status.value}{detail}{why}>"
+
+    # -- facts about the connection ----------------------------------------------------
+
+    @property
+    def server_info(self) -> JSON:
+        return self._session.server_info if self._session else {}
+
+    @property
+    def capabilities(self) -> JSON:
+        return self._session.server_capabilities if self._session else {}
+
+    @property
+    def instructions(self) -> str | None:
+        return self._session.instructions if self._session else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._session.protocol_version if self._session else None
+
+    @property
+    def pid(self) -> int | None:
+        return self._transport.pid if self._transport else None
+
+    @property
+    def stderr(self) -> str:
+        """What the server wrote to stderr (the last 500 lines)."""
+        return self._transport.stderr_text() if self._transport else ""
+
+    @property
+    def logs(self) -> list[JSON]:
+        """``notifications/message`` params received, oldest first."""
+        return list(self._session.logs) if self._session else []
+
+    @property
+    def diagnostics(self) -> list[str]:
+        """Non-protocol lines on stdout and protocol oddities, for debugging a server."""
+        out: list[str] = list(self._transport.diagnostics) if self._transport else []
+        if self._session:
+            out.extend(self._session.diagnostics)
+        return out
+
+    def _connected(self) -> ClientSession:
+        session = self._session
+        if session is None or self.status is not Status.CONNECTED or session.closed:
+            if self.status is Status.FAILED:
+                raise NotConnected(f"server {self.name!r} is not connected: {self.error}; restart it")
+            raise NotConnected(f"server {self.name!r} is {self.status.value}; connect or restart it")
+        return session
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @_on_loop
+    async def aconnect(self) -> Server:
+        if self._session is not None and not self._session.closed:
+            await self.aclose()
+        settings = self._client.settings
+        self.status, self.error = Status.CONNECTING, None
+        config = self.config
+        if config.transport != "stdio":
+            self._fail(f"{config.transport} transport is not available yet in this version; use a stdio server")
+            raise TransportError(f"server {self.name!r}: {self.error}")
+        assert config.command is not None
+        transport = StdioTransport(
+            StdioParameters(config.command, config.args, config.env, config.cwd),
+            max_message_size=settings.max_message_size,
+        )
+        session = ClientSession(
+            transport,
+            name=self.name,
+            handlers=self._client.handlers,
+            request_timeout=settings.request_timeout,
+        )
+        self._transport, self._session = transport, session
+        session.add_listener(self._on_notification)
+        timeout = self.startup_timeout if self.startup_timeout is not None else settings.startup_timeout
+        try:
+            await session.start(timeout=timeout)
+        except BaseException as e:
+            error = self._startup_error(e, timeout, transport)
+            await session.close()
+            self._fail(str(error) if error else "cancelled while connecting")
+            if error is None:
+                raise
+            raise error from None
+        self.status = Status.CONNECTED
+        return self
+
+    def _startup_error(self, e: BaseException, timeout: float, transport: StdioTransport) -> MCPError | None:
+        what = f"server {self.name!r} ({transport.describe()})"
+        if isinstance(e, RequestTimeout):
+            return StartupError(
+                f"{what} did not answer initialize within {timeout:g} s{transport.failure_detail()}; "
+                "check the command, or raise startup_timeout"
+            )
+        if isinstance(e, ServerExited):
+            code = "" if e.returncode is None else f" with code {e.returncode}"
+            return StartupError(f"{what} exited during startup{code}{transport.failure_detail()}")
+        if isinstance(e, MCPError):
+            return e
+        if isinstance(e, Exception):
+            return StartupError(f"{what} failed to start: {type(e).__name__}: {e}")
+        return None
+
+    def _fail(self, reason: str) -> None:
+        self.status, self.error = Status.FAILED, reason
+
+    @_on_loop
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        self.status = Status.CLOSED
+        self.error = None
+        if session is not None:
+            await session.close()
+
+    @_on_loop
+    async def arestart(self) -> Server:
+        await self.aclose()
+        return await self.aconnect()
+
+    def connect(self) -> Server:
+        return self._run(self.aconnect())
+
+    def close(self) -> None:
+        self._run(self.aclose())
+
+    def restart(self) -> Server:
+        return self._run(self.arestart())
+
+    # -- notifications -----------------------------------------------------------------
+
+    def on_notification(self, callback: Callable[[str, JSON], Any]) -> Callable[[], None]:
+        """Call ``callback(method, params)`` for every notification from this server.
+
+        It runs on the background loop: keep it quick and use only the async API there.
+        Returns a function that removes it.
+        """
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    def _on_notification(self, method: str, params: JSON) -> None:
+        if method == "$/closed":
+            self._fail(params["error"])
+            return
+        if method == "notifications/resources/updated":
+            for callback in self._subscriptions.get(params.get("uri", ""), []):
+                self._session._safe_call(callback, params.get("uri"), params)  # type: ignore[union-attr]
+        for listener in list(self._listeners):
+            self._session._safe_call(listener, method, params)  # type: ignore[union-attr]
+
+    # -- operations --------------------------------------------------------------------
+    # Each has an awaitable twin (a-prefixed) that runs on the background loop, and a
+    # blocking one. Single requests take the blocking fast path (no hop to the loop).
+
+    def _request(self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None) -> JSON:
+        session = self._connected()
+        kwargs: dict[str, Any] = {"on_progress": on_progress}
+        if timeout is not _DEFAULT:
+            kwargs["timeout"] = timeout
+        if session.can_block and not self._loop.in_loop_thread():
+            return session.request_blocking(method, params, **kwargs)
+        return self._run(session.request(method, params, **kwargs))
+
+    async def _arequest(
+        self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None
+    ) -> JSON:
+        kwargs: dict[str, Any] = {"on_progress": on_progress}
+        if timeout is not _DEFAULT:
+            kwargs["timeout"] = timeout
+        return await self._connected().request(method, params, **kwargs)
+
+    @_on_loop
+    async def aping(self) -> None:
+        await self._arequest("ping", None)
+
+    def ping(self) -> None:
+        self._request("ping", None)
+
+    @_on_loop
+    async def alist_tools(self, *, refresh: bool = False) -> list[Tool]:
+        raws = await self._connected().list_all("tools", refresh=refresh)
+        names = self._client._tool_names
+        return [Tool.from_raw(self.name, names.add(self.name, raw.get("name", "")), raw) for raw in raws]
+
+    def list_tools(self, *, refresh: bool = False) -> list[Tool]:
+        return self._run(self.alist_tools(refresh=refresh))
+
+    @_on_loop
+    async def alist_resources(self, *, refresh: bool = False) -> list[Resource]:
+        raws = await self._connected().list_all("resources", refresh=refresh)
+        return [Resource.from_raw(self.name, raw) for raw in raws]
+
+    def list_resources(self, *, refresh: bool = False) -> list[Resource]:
+        return self._run(self.alist_resources(refresh=refresh))
+
+    @_on_loop
+    async def alist_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
+        raws = await self._connected().list_all("resourceTemplates", refresh=refresh)
+        return [ResourceTemplate.from_raw(self.name, raw) for raw in raws]
+
+    def list_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
+        return self._run(self.alist_resource_templates(refresh=refresh))
+
+    @_on_loop
+    async def alist_prompts(self, *, refresh: bool = False) -> list[Prompt]:
+        raws = await self._connected().list_all("prompts", refresh=refresh)
+        return [Prompt.from_raw(self.name, raw) for raw in raws]
+
+    def list_prompts(self, *, refresh: bool = False) -> list[Prompt]:
+        return self._run(self.alist_prompts(refresh=refresh))
+
+    def _cached_tool(self, name: str) -> JSON | None:
+        """The tool's listing entry if the listing is cached (safe from any thread)."""
+        session = self._session
+        raws = session.cached("tools") if session else None
+        if raws is None:
+            return None
+        key, index = self._tool_index
+        if key is not raws:
+            index = {raw.get("name"): raw for raw in raws}
+            self._tool_index = (raws, index)
+        return index.get(name)
+
+    async def _tool(self, name: str) -> JSON:
+        tool = self._cached_tool(name)
+        if tool is not None:
+            return tool
+        session = self._connected()
+        # Not listed yet, or the listing is stale (a server that forgot list_changed).
+        raws = await session.list_all("tools", refresh=session.cached("tools") is not None)
+        tool = self._cached_tool(name) or next((r for r in raws if r.get("name") == name), None)
+        if tool is None:
+            low = name.lower()
+            close = [str(r.get("name")) for r in raws if low in str(r.get("name")).lower()]
+            hint = f"; did you mean {', '.join(map(repr, close[:3]))}?" if close else "; list_tools() shows them"
+            raise UnknownTool(f"server {self.name!r} has no tool {name!r}{hint}")
+        return tool
+
+    def _check_call(self, name: str, arguments: Any, validate: bool | None) -> tuple[JSON, bool]:
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ArgumentError(f"tool {name!r}: arguments must be a dict, not {type(arguments).__name__}")
+        return arguments, self._client.settings.validate if validate is None else validate
+
+    def _call_result(self, name: str, tool: JSON | None, raw: JSON) -> CallResult:
+        output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
+        return CallResult.from_raw(self.name, name, raw, output_error)
+
+    @_on_loop
+    async def acall_tool(
+        self,
+        name: str,
+        arguments: JSON | None = None,
+        *,
+        timeout: float | None = _DEFAULT,
+        validate: bool | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> CallResult:
+        """Call a tool. Arguments are checked against its inputSchema first unless
+        ``validate=False``; ``timeout`` restarts whenever the server reports progress;
+        ``on_progress(progress, total, message)`` runs on the background loop."""
+        arguments, check = self._check_call(name, arguments, validate)
+        tool = await self._tool(name) if check else None
+        if tool is not None:
+            validate_arguments(tool, arguments)
+        raw = await self._arequest("tools/call", {"name": name, "arguments": arguments}, timeout, on_progress)
+        return self._call_result(name, tool, raw)
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: JSON | None = None,
+        *,
+        timeout: float | None = _DEFAULT,
+        validate: bool | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> CallResult:
+        arguments, check = self._check_call(name, arguments, validate)
+        tool = (self._cached_tool(name) or self._run(self._tool(name))) if check else None
+        if tool is not None:
+            validate_arguments(tool, arguments)
+        raw = self._request("tools/call", {"name": name, "arguments": arguments}, timeout, on_progress)
+        return self._call_result(name, tool, raw)
+
+    @_on_loop
+    async def aread_resource(self, uri: str, *, timeout: float | None = _DEFAULT) -> ReadResult:
+        return ReadResult.from_raw(self.name, uri, await self._arequest("resources/read", {"uri": uri}, timeout))
+
+    def read_resource(self, uri: str, *, timeout: float | None = _DEFAULT) -> ReadResult:
+        return ReadResult.from_raw(self.name, uri, self._request("resources/read", {"uri": uri}, timeout))
+
+    @_on_loop
+    async def aget_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> PromptResult:
+        return PromptResult.from_raw(
+            self.name, name, await self._arequest("prompts/get", _prompt_params(name, arguments))
+        )
+
+    def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> PromptResult:
+        return PromptResult.from_raw(self.name, name, self._request("prompts/get", _prompt_params(name, arguments)))
+
+    @_on_loop
+    async def acomplete(
+        self, ref: JSON, argument: str, value: str = "", context: dict[str, str] | None = None
+    ) -> list[str]:
+        """Completion values for one argument of a prompt (``{"type": "ref/prompt",
+        "name": …}``) or a resource template (``{"type": "ref/resource", "uri": …}``)."""
+        raw = await self._arequest("completion/complete", _complete_params(ref, argument, value, context))
+        return self._completion_values(raw)
+
+    def complete(self, ref: JSON, argument: str, value: str = "", context: dict[str, str] | None = None) -> list[str]:
+        return self._completion_values(
+            self._request("completion/complete", _complete_params(ref, argument, value, context))
+        )
+
+    def _completion_values(self, raw: JSON) -> list[str]:
+        values = (raw.get("completion") or {}).get("values")
+        if not isinstance(values, list):
+            raise ProtocolError(f"server {self.name!r} sent a completion result without values")
+        return [str(v) for v in values]
+
+    @_on_loop
+    async def aset_log_level(self, level: str) -> None:
+        await self._arequest("logging/setLevel", _log_level_params(level))
+
+    def set_log_level(self, level: str) -> None:
+        self._request("logging/setLevel", _log_level_params(level))
+
+    @_on_loop
+    async def asubscribe(self, uri: str, callback: Callable[[str, JSON], Any] | None = None) -> None:
+        """Ask for ``notifications/resources/updated`` on ``uri``; ``callback(uri, params)``
+        runs on each (on the background loop)."""
+        await self._arequest("resources/subscribe", {"uri": uri})
+        callbacks = self._subscriptions.setdefault(uri, [])
+        if callback is not None:
+            callbacks.append(callback)
+
+    def subscribe(self, uri: str, callback: Callable[[str, JSON], Any] | None = None) -> None:
+        self._run(self.asubscribe(uri, callback))
+
+    @_on_loop
+    async def aunsubscribe(self, uri: str) -> None:
+        await self._arequest("resources/unsubscribe", {"uri": uri})
+        self._subscriptions.pop(uri, None)
+
+    def unsubscribe(self, uri: str) -> None:
+        self._run(self.aunsubscribe(uri))
+
+    @_on_loop
+    async def arequest(self, method: str, params: JSON | None = None, *, timeout: float | None = _DEFAULT) -> JSON:
+        """Send any request and return the raw result (for methods without a helper)."""
+        return await self._arequest(method, params, timeout)
+
+    def request(self, method: str, params: JSON | None = None, *, timeout: float | None = _DEFAULT) -> JSON:
+        return self._request(method, params, timeout)
+
+
+def _prompt_params(name: str, arguments: dict[str, Any] | None) -> JSON:
+    params: JSON = {"name": name}
+    if arguments:
+        # Prompt arguments are strings by the spec.
+        params["arguments"] = {k: v if isinstance(v, str) else str(v) for k, v in arguments.items()}
+    return params
+
+
+def _complete_params(ref: JSON, argument: str, value: str, context: dict[str, str] | None) -> JSON:
+    params: JSON = {"ref": ref, "argument": {"name": argument, "value": value}}
+    if context:
+        params["context"] = {"arguments": context}
+    return params
+
+
+def _log_level_params(level: str) -> JSON:
+    if level not in LOG_LEVELS:
+        raise ArgumentError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+    return {"level": level}
+
+
+__all__ = ["Server", "Settings"]

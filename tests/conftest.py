@@ -1,0 +1,56 @@
+"""Shared fixtures: real peers (server-everything, mcp-server-time, an SDK server) and
+the deliberately faulty server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcp_notebook import Client
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = Path(__file__).resolve().parent / "servers"
+EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+
+def node() -> str:
+    found = os.environ.get("MCP_NOTEBOOK_NODE") or shutil.which("node")
+    if not found:
+        pytest.fail("node is not on PATH: install Node.js >= 20 (the peers need it)")
+    return found
+
+
+@pytest.fixture(scope="session")
+def everything_cmd() -> tuple[str, list[str]]:
+    if not EVERYTHING.exists():
+        pytest.fail(f"{EVERYTHING} is missing: run `npm ci` in {ROOT} first")
+    return node(), [str(EVERYTHING), "stdio"]
+
+
+def faulty_cmd(mode: str) -> tuple[str, list[str]]:
+    return sys.executable, [str(SERVERS / "faulty.py"), mode]
+
+
+@pytest.fixture
+def client() -> Iterator[Client]:
+    c = Client()
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def module_client() -> Iterator[Client]:
+    c = Client()
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def everything(module_client: Client, everything_cmd: tuple[str, list[str]]):  # type: ignore[no-untyped-def]
+    command, args = everything_cmd
+    return module_client.add("everything", command, args)

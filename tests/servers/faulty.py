@@ -1,0 +1,82 @@
+"""A deliberately misbehaving stdio MCP server: faults real servers do not produce on cue.
+
+    python tests/servers/faulty.py MODE
+
+Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversize, hang.
+Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
+it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
+TOOLS = [
+    {"name": "echo", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}},
+    {"name": "hang", "inputSchema": {"type": "object"}},
+    {"name": "big", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
+    {"name": "big_tail", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
+    {"name": "die", "inputSchema": {"type": "object"}},
+]
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def log(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def result(rid: object, value: dict) -> None:
+    if MODE == "garbage":
+        sys.stdout.write("Loading model weights... 100%\n\x1b[32mready\x1b[0m\n{not json\n[1, 2]\n")
+    send({"jsonrpc": "2.0", "id": rid, "result": value})
+
+
+def main() -> None:
+    if MODE == "crash-at-start":
+        log("fatal: MY_API_KEY is not set")
+        sys.exit(2)
+    log(f"faulty server starting in mode {MODE}")
+    for line in sys.stdin:
+        msg = json.loads(line)
+        method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+        if method == "initialize":
+            if MODE == "no-init":
+                log("still booting...")
+                continue
+            version = "1999-01-01" if MODE == "bad-version" else params["protocolVersion"]
+            result(rid, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "faulty", "version": "0"}})
+        elif method == "notifications/cancelled":
+            log(f"cancelled {params.get('requestId')} ({params.get('reason')})")
+        elif method == "tools/list":
+            result(rid, {"tools": TOOLS})
+        elif method == "tools/call":
+            name = params.get("name")
+            if name == "echo":
+                result(rid, {"content": [{"type": "text", "text": params["arguments"].get("message", "")}]})
+            elif name == "hang" or (MODE == "hang" and name != "echo"):
+                log(f"hanging on request {rid}")
+            elif name == "die" or MODE == "exit-mid-call":
+                log("segfault in tool handler (simulated)")
+                sys.exit(3)
+            elif name in ("big", "big_tail"):
+                size = params["arguments"].get("size", 2_000_000)
+                content = {"content": [{"type": "text", "text": "x" * size}]}
+                if name == "big":  # the id first, as Python SDKs write it
+                    send({"jsonrpc": "2.0", "id": rid, "result": content})
+                else:  # the id last, as the TypeScript SDK writes it
+                    send({"result": content, "jsonrpc": "2.0", "id": rid})
+        elif method == "ping":
+            result(rid, {})
+        elif rid is not None:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}})
+
+
+if __name__ == "__main__":
+    main()
