@@ -119,7 +119,14 @@ def parse_config(
 def _entry(name: str, entry: Any, where: str, expand: _Expander) -> ServerConfig:
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: must be an object")
-    kind = entry.get("type") or entry.get("transport") or ("stdio" if "command" in entry else "http")
+    kind = entry.get("type") or entry.get("transport")
+    if kind is None:
+        if "url" in entry:
+            kind = "http"
+        elif "command" in entry or "args" in entry:
+            kind = "stdio"
+        else:
+            raise ConfigError(f"{where}: needs a command (a stdio server) or a url (an http or sse server)")
     kind = _TRANSPORT_ALIASES.get(kind, kind)
     if kind not in TRANSPORTS:
         raise ConfigError(f"{where}.type: unknown transport {kind!r}; use stdio, http or sse")

@@ -256,20 +256,18 @@ class Server:
 
     def _request(self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None) -> JSON:
         session = self._connected()
-        kwargs: dict[str, Any] = {"on_progress": on_progress}
-        if timeout is not _DEFAULT:
-            kwargs["timeout"] = timeout
+        if timeout is _DEFAULT:
+            timeout = self._client.settings.request_timeout
         if session.can_block and not self._loop.in_loop_thread():
-            return session.request_blocking(method, params, **kwargs)
-        return self._run(session.request(method, params, **kwargs))
+            return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+        return self._run(session.request(method, params, timeout=timeout, on_progress=on_progress))
 
     async def _arequest(
         self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None
     ) -> JSON:
-        kwargs: dict[str, Any] = {"on_progress": on_progress}
-        if timeout is not _DEFAULT:
-            kwargs["timeout"] = timeout
-        return await self._connected().request(method, params, **kwargs)
+        if timeout is _DEFAULT:
+            timeout = self._client.settings.request_timeout
+        return await self._connected().request(method, params, timeout=timeout, on_progress=on_progress)
 
     @_on_loop
     async def aping(self) -> None:

@@ -51,7 +51,14 @@ def main() -> None:
                 log("still booting...")
                 continue
             version = "1999-01-01" if MODE == "bad-version" else params["protocolVersion"]
-            result(rid, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "faulty", "version": "0"}})
+            result(
+                rid,
+                {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "faulty", "version": "0"},
+                },
+            )
         elif method == "notifications/cancelled":
             log(f"cancelled {params.get('requestId')} ({params.get('reason')})")
         elif method == "tools/list":

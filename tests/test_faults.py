@@ -1,0 +1,227 @@
+"""Faults, with real subprocesses: each gives a one-line error and leaves what can be used usable."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SERVERS, faulty_cmd
+
+from mcp_notebook import (
+    Client,
+    MessageTooLarge,
+    NotConnected,
+    ProtocolError,
+    RequestTimeout,
+    ServerExited,
+    Settings,
+    StartupError,
+    Status,
+)
+
+WAIT = 20.0
+
+
+def wait_for(predicate, timeout: float = WAIT) -> bool:  # type: ignore[no-untyped-def]
+    """Poll a condition with a deadline (for facts only the OS can tell, like a dead pid)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def test_garbage_on_stdout_is_skipped_and_kept(client: Client) -> None:
+    server = client.add("garbage", *faulty_cmd("garbage"))
+    assert server.call_tool("echo", {"message": "still fine"}).text == "still fine"
+    assert any("Loading model weights" in line for line in server.diagnostics)
+
+
+def test_exit_mid_call_fails_pending_at_once_with_stderr(client: Client) -> None:
+    server = client.add("dies", *faulty_cmd("ok"))
+    with pytest.raises(ServerExited) as info:
+        server.call_tool("die", timeout=WAIT)
+    message = str(info.value)
+    assert "code 3" in message and "segfault in tool handler" in message
+    assert "\n" not in message
+    assert info.value.returncode == 3
+    assert server.status is Status.FAILED
+    with pytest.raises(NotConnected, match="restart"):
+        server.call_tool("echo", {"message": "x"})
+    server.restart()
+    assert server.call_tool("echo", {"message": "back"}).text == "back"
+
+
+def test_exit_mid_call_async(client: Client) -> None:
+    server = client.add("dies", *faulty_cmd("ok"))
+
+    async def main() -> None:
+        await server.acall_tool("die", timeout=WAIT)
+
+    with pytest.raises(ServerExited, match="code 3"):
+        asyncio.run(main())
+
+
+def test_never_answers_initialize(client: Client) -> None:
+    with pytest.raises(StartupError) as info:
+        client.add("slow", *faulty_cmd("no-init"), startup_timeout=1)
+    message = str(info.value)
+    assert "did not answer initialize within 1 s" in message
+    assert "still booting" in message and "faulty.py" in message
+    assert client["slow"].status is Status.FAILED
+
+
+def test_crash_at_start_names_the_reason(client: Client) -> None:
+    with pytest.raises(StartupError, match=r"exited during startup with code 2.*MY_API_KEY is not set"):
+        client.add("crash", *faulty_cmd("crash-at-start"))
+
+
+def test_unsupported_protocol_version_is_refused(client: Client) -> None:
+    with pytest.raises(ProtocolError, match=r"'1999-01-01'.*2025-11-25"):
+        client.add("old", *faulty_cmd("bad-version"))
+
+
+def test_command_not_found(client: Client) -> None:
+    with pytest.raises(StartupError, match=r"command 'no-such-mcp-server' not found"):
+        client.add("missing", "no-such-mcp-server", ["--stdio"])
+
+
+def test_missing_cwd(client: Client, tmp_path: Path) -> None:
+    with pytest.raises(StartupError, match="not found"):
+        client.add("nowhere", sys.executable, ["-c", "pass"], cwd=tmp_path / "absent")
+
+
+@pytest.mark.parametrize("tool", ["big", "big_tail"])
+def test_oversized_message_fails_that_call_only(tool: str) -> None:
+    client = Client(settings=Settings(max_message_size=1 << 20))
+    try:
+        server = client.add("big", *faulty_cmd("ok"))
+        with pytest.raises(MessageTooLarge, match=r"over the 1\.0 MiB limit.*max_message_size"):
+            server.call_tool(tool, {"size": 3 << 20}, timeout=WAIT)
+        assert server.call_tool("echo", {"message": "after"}).text == "after"
+        assert len(server.call_tool(tool, {"size": 1000}).text) == 1000
+    finally:
+        client.close()
+
+
+def test_timeout_cancels_on_server_and_keeps_connection(client: Client) -> None:
+    server = client.add("hang", *faulty_cmd("ok"))
+    with pytest.raises(RequestTimeout, match=r"tools/call to server 'hang' got no answer in 0\.3 s"):
+        server.call_tool("hang", timeout=0.3)
+    assert wait_for(lambda: "cancelled" in server.stderr)
+    assert "timed out" in server.stderr
+    assert server.call_tool("echo", {"message": "alive"}).text == "alive"
+
+
+def test_async_cancel_sends_cancelled(client: Client) -> None:
+    server = client.add("hang", *faulty_cmd("ok"))
+
+    async def main() -> None:
+        task = asyncio.ensure_future(server.acall_tool("hang"))
+        assert await asyncio.to_thread(wait_for, lambda: "hanging on request" in server.stderr)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert wait_for(lambda: "cancelled" in server.stderr and "by the user" in server.stderr)
+    assert server.call_tool("echo", {"message": "alive"}).text == "alive"
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
+def test_keyboard_interrupt_cancels_and_keeps_connection(client: Client) -> None:
+    server = client.add("hang", *faulty_cmd("ok"))
+
+    def interrupt() -> None:
+        if wait_for(lambda: "hanging on request" in server.stderr):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        server.call_tool("hang", timeout=WAIT)
+    assert wait_for(lambda: "cancelled" in server.stderr and "by the user" in server.stderr)
+    assert server.call_tool("echo", {"message": "alive"}).text == "alive"
+
+
+def test_stderr_is_buffered_not_printed(client: Client, capfd: pytest.CaptureFixture[str]) -> None:
+    server = client.add("talky", *faulty_cmd("ok"))
+    server.call_tool("echo", {"message": "x"})
+    assert "faulty server starting" in server.stderr
+    out, err = capfd.readouterr()
+    assert "faulty server starting" not in out + err
+
+
+def test_close_stops_the_process(client: Client) -> None:
+    server = client.add("ok", *faulty_cmd("ok"))
+    pid = server.pid
+    assert pid is not None
+    server.close()
+    assert server.status is Status.CLOSED
+    assert wait_for(lambda: not _alive(pid))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purpose.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                members.append(int(entry))
+    return members
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigkill_of_parent_leaves_no_server_behind(tmp_path: Path) -> None:
+    # A wrapper (sh) whose child is the real server, as with npx or uvx: the grandchild
+    # is beyond a parent-death signal; the reaper must take the whole group.
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        sys.path.insert(0, {str(SERVERS.parent)!r})
+        from conftest import faulty_cmd
+        from mcp_notebook import Client
+        client = Client()
+        command, args = faulty_cmd("ok")
+        wrapped = client.add("wrapped", "sh", ["-c", " ".join([command, *args]) + "; echo unreachable"])
+        direct = client.add("direct", command, args)
+        print(wrapped.pid, direct.pid, flush=True)
+        time.sleep(60)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        groups = [int(p) for p in proc.stdout.readline().split()]
+        assert len(groups) == 2
+        assert all(_group_members(g) for g in groups)
+        assert len(_group_members(groups[0])) == 2  # sh and its python child
+    finally:
+        proc.kill()
+        proc.wait()
+    assert wait_for(lambda: not any(_group_members(g) for g in groups)), "server processes outlived their parent"
