@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -17,6 +18,7 @@ from conftest import SERVERS, faulty_cmd
 
 from mcp_notebook import (
     Client,
+    Handlers,
     MessageTooLarge,
     NotConnected,
     ProtocolError,
@@ -225,3 +227,54 @@ def test_sigkill_of_parent_leaves_no_server_behind(tmp_path: Path) -> None:
         proc.kill()
         proc.wait()
     assert wait_for(lambda: not any(_group_members(g) for g in groups)), "server processes outlived their parent"
+
+
+def test_server_to_client_requests(client: Client) -> None:
+    server = client.add("asker", *faulty_cmd("ok"))
+    pong = json.loads(server.call_tool("ask", {"method": "ping"}).text)
+    assert pong["result"] == {}
+    # No roots handler was given: the server gets a clear JSON-RPC error, the call goes on.
+    refused = json.loads(server.call_tool("ask", {"method": "roots/list"}).text)
+    assert refused["error"]["code"] == -32601 and "roots/list" in refused["error"]["message"]
+
+
+def test_server_cancels_its_own_request(everything_cmd) -> None:  # type: ignore[no-untyped-def]
+    started, cancelled = threading.Event(), threading.Event()
+
+    async def elicit(params: dict) -> dict:
+        started.set()
+        try:
+            await asyncio.sleep(WAIT)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return {"action": "decline"}
+
+    client = Client(handlers=Handlers(elicitation=elicit))
+    try:
+        server = client.add("asker", *faulty_cmd("ok"))
+        assert server.call_tool("ask_later").text == "asked s1"
+        assert started.wait(WAIT)
+        assert server.call_tool("cancel_ask").text == "cancelled it"
+        assert cancelled.wait(WAIT)
+        assert server.call_tool("echo", {"message": "still here"}).text == "still here"
+        assert "reply to s1" not in server.stderr  # the spec: no answer to a cancelled request
+    finally:
+        client.close()
+
+
+def test_interpreter_exit_closes_servers(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(SERVERS.parent)!r})
+        from conftest import faulty_cmd
+        from mcp_notebook import get_client
+        server = get_client().add("s", *faulty_cmd("ok"))
+        print(server.pid, flush=True)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=WAIT, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    pid = int(out.stdout.split()[0])
+    assert wait_for(lambda: not _alive(pid))

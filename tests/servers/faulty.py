@@ -19,7 +19,26 @@ TOOLS = [
     {"name": "big", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
     {"name": "big_tail", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
     {"name": "die", "inputSchema": {"type": "object"}},
+    {"name": "ask", "inputSchema": {"type": "object", "properties": {"method": {"type": "string"}}}},
+    {"name": "ask_later", "inputSchema": {"type": "object"}},
+    {"name": "cancel_ask", "inputSchema": {"type": "object"}},
 ]
+_asked = 0
+
+
+def ask(method: str, params: dict | None = None, wait: bool = True) -> dict:
+    """Send a request to the client and wait for its answer (or not)."""
+    global _asked
+    _asked += 1
+    rid = f"s{_asked}"
+    send({"jsonrpc": "2.0", "id": rid, "method": method, **({"params": params} if params else {})})
+    if not wait:
+        return {}
+    for line in sys.stdin:
+        reply = json.loads(line)
+        if reply.get("id") == rid and "method" not in reply:
+            return reply
+    return {}
 
 
 def send(message: dict) -> None:
@@ -46,7 +65,9 @@ def main() -> None:
     for line in sys.stdin:
         msg = json.loads(line)
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
-        if method == "initialize":
+        if method is None and "id" in msg:
+            log(f"reply to {msg['id']}: {json.dumps(msg.get('result', msg.get('error')))}")
+        elif method == "initialize":
             if MODE == "no-init":
                 log("still booting...")
                 continue
@@ -72,6 +93,16 @@ def main() -> None:
             elif name == "die" or MODE == "exit-mid-call":
                 log("segfault in tool handler (simulated)")
                 sys.exit(3)
+            elif name == "ask":
+                reply = ask(params["arguments"]["method"])
+                result(rid, {"content": [{"type": "text", "text": json.dumps(reply)}]})
+            elif name == "ask_later":  # ask, answer the call at once, read the reply later
+                ask("elicitation/create", {"message": "never mind", "requestedSchema": {"type": "object"}}, wait=False)
+                result(rid, {"content": [{"type": "text", "text": f"asked s{_asked}"}]})
+            elif name == "cancel_ask":
+                cancel = {"requestId": f"s{_asked}", "reason": "test"}
+                send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+                result(rid, {"content": [{"type": "text", "text": "cancelled it"}]})
             elif name in ("big", "big_tail"):
                 size = params["arguments"].get("size", 2_000_000)
                 content = {"content": [{"type": "text", "text": "x" * size}]}
