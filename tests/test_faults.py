@@ -278,3 +278,15 @@ def test_interpreter_exit_closes_servers(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     pid = int(out.stdout.split()[0])
     assert wait_for(lambda: not _alive(pid))
+
+
+def test_async_timeout_cancels_on_server(client: Client) -> None:
+    server = client.add("hang", *faulty_cmd("ok"))
+
+    async def main() -> None:
+        await server.acall_tool("hang", timeout=0.3)
+
+    with pytest.raises(RequestTimeout, match=r"0\.3 s"):
+        asyncio.run(main())
+    assert wait_for(lambda: "timed out" in server.stderr)
+    assert server.call_tool("echo", {"message": "alive"}).text == "alive"

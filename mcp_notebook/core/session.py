@@ -55,14 +55,13 @@ class Handlers:
 
 
 class _Pending:
-    __slots__ = ("deadline", "future", "method", "on_progress", "settled", "timeout", "timer")
+    __slots__ = ("deadline", "future", "method", "on_progress", "settled", "timeout")
 
     def __init__(self, future: Any, method: str, timeout: float | None) -> None:
         self.future = future  # an asyncio.Future, or a concurrent.futures.Future for blocking calls
         self.method = method
         self.timeout = timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout
-        self.timer: asyncio.TimerHandle | None = None
         self.on_progress: ProgressCallback | None = None
         self.settled = False  # cheaper to poll than future.done(), which takes a lock
 
@@ -102,6 +101,9 @@ class ClientSession:
         self._generation: dict[str, int] = dict.fromkeys(_LISTINGS, 0)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
+        self._sweep_at: float | None = None
+        self._send_nowait: Callable[[JSON], None] | None = getattr(transport, "send_nowait", None)
+        self._sweep_timer: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Future[Any]] = set()
 
     def __repr__(self) -> str:
@@ -187,10 +189,13 @@ class ClientSession:
         """
         loop = self._loop or asyncio.get_running_loop()
         rid, message, pending = self._begin(method, params, timeout, on_progress, loop.create_future())
-        if pending.timeout is not None:
-            pending.timer = loop.call_later(pending.timeout, self._time_out, rid)
+        if pending.deadline is not None:
+            self._watch_deadline(loop, pending.deadline)
         try:
-            await self.transport.send(message)
+            if self._send_nowait is not None:
+                self._send_nowait(message)  # one coroutine frame fewer on the hot path
+            else:
+                await self.transport.send(message)
             return await pending.future
         except asyncio.CancelledError:
             await self._cancel_on_server(rid, "cancelled by the user")
@@ -200,8 +205,6 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(rid, None)
-            if pending.timer is not None:
-                pending.timer.cancel()
 
     @property
     def can_block(self) -> bool:
@@ -261,10 +264,29 @@ class ClientSession:
             "the request was cancelled: raise the timeout or check the server's logs"
         )
 
-    def _time_out(self, rid: int | str) -> None:
-        pending = self._pending.get(rid)
-        if pending is not None:
-            self._settle(pending, error=self._timeout_error(pending))
+    def _watch_deadline(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        # One timer for all requests, at the earliest deadline, rather than a timer per
+        # request: deadlines move (progress) and mostly grow, so this rarely reschedules.
+        if self._sweep_at is not None and self._sweep_at <= deadline:
+            return
+        if self._sweep_timer is not None:
+            self._sweep_timer.cancel()
+        self._sweep_at = deadline
+        self._sweep_timer = loop.call_at(deadline, self._sweep, loop)  # loop.time() is time.monotonic()
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._sweep_at = self._sweep_timer = None
+        now = time.monotonic()
+        later: float | None = None
+        for pending in list(self._pending.values()):
+            if pending.deadline is None or not isinstance(pending.future, asyncio.Future):
+                continue  # blocking calls keep their own time
+            if pending.deadline <= now:
+                self._settle(pending, error=self._timeout_error(pending))
+            elif later is None or pending.deadline < later:
+                later = pending.deadline
+        if later is not None:
+            self._watch_deadline(loop, later)
 
     def _cancel_message(self, rid: int | str, reason: str) -> JSON | None:
         pending = self._pending.get(rid)
@@ -377,11 +399,6 @@ class ClientSession:
             if pending is not None:
                 if pending.timeout is not None:  # progress restarts the clock
                     pending.deadline = time.monotonic() + pending.timeout
-                    if pending.timer is not None:
-                        pending.timer.cancel()
-                        pending.timer = asyncio.get_running_loop().call_later(
-                            pending.timeout, self._time_out, params["progressToken"]
-                        )
                 if pending.on_progress is not None:
                     self._safe_call(
                         pending.on_progress, params.get("progress", 0), params.get("total"), params.get("message")

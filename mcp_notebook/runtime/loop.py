@@ -25,6 +25,7 @@ class LoopThread:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._thread_id: int | None = None
         self._at_exit: list[Callable[[], Coroutine[Any, Any, Any]]] = []
 
     @property
@@ -49,12 +50,12 @@ class LoopThread:
             thread = threading.Thread(target=main, name=self._name, daemon=True)
             thread.start()
             ready.wait()
-            self._loop, self._thread = loop, thread
+            self._loop, self._thread, self._thread_id = loop, thread, thread.ident
             atexit.register(self.shutdown)
             return loop
 
     def in_loop_thread(self) -> bool:
-        return self._thread is not None and threading.current_thread() is self._thread
+        return self._thread_id == threading.get_ident()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> tuple[concurrent.futures.Future[T], Callable[[], None]]:
         """Start ``coro`` on the loop; return its future and a thread-safe cancel."""
@@ -99,10 +100,13 @@ class LoopThread:
                 pass
             raise
 
-    async def wrap(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Await ``coro`` (running on the background loop) from another event loop."""
+    def wrap(self, coro: Coroutine[Any, Any, T]) -> Coroutine[Any, Any, T]:
+        """``coro`` made awaitable from any event loop: it runs on the background loop."""
         if self.in_loop_thread():
-            return await coro
+            return coro  # already there: no hop, no extra frame
+        return self._awaited_from_elsewhere(coro)
+
+    async def _awaited_from_elsewhere(self, coro: Coroutine[Any, Any, T]) -> T:
         future, cancel = self.submit(coro)
         try:
             return await asyncio.wrap_future(future)
@@ -126,7 +130,7 @@ class LoopThread:
                 pass
         loop.call_soon_threadsafe(loop.stop)
         thread.join(2)
-        self._loop = self._thread = None
+        self._loop = self._thread = self._thread_id = None
 
 
 def _copy_outcome(task: asyncio.Task[T], future: concurrent.futures.Future[T]) -> None:

@@ -24,6 +24,7 @@ DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 STDERR_LINES = 500
 STDERR_LINE_CHARS = 2000
 DIAGNOSTIC_LINES = 100
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _prctl_pdeathsig() -> Any:
@@ -174,7 +175,7 @@ class StdioTransport:
         Blocking calls use this to skip a thread hop; what the pipe cannot take at
         once is queued and written by the loop when the server reads again.
         """
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        data = _encode(message).encode() + b"\n"
         writer = self._writer
         if self._finished or writer is None or not writer.write(data):
             raise ServerExited(
