@@ -1,0 +1,1 @@
+"""The bundled demo MCP server (needs the `demo` extra: ``pip install mcp-notebook[demo]``)."""
