@@ -90,6 +90,20 @@ if TYPE_CHECKING:
     from .runtime.server import Server, Settings
 
 
+def load_ipython_extension(shell: Any) -> None:
+    """``%load_ext mcp_notebook``: the %mcp and %%mcp_call magics, rich results, completion."""
+    from .notebook import load_ipython_extension as load
+
+    load(shell)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    """``%unload_ext mcp_notebook``: remove what load_ipython_extension added."""
+    from .notebook import unload_ipython_extension as unload
+
+    unload(shell)
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:

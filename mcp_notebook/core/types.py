@@ -27,10 +27,10 @@ class Tool:
     name: str
     qualified_name: str
     title: str | None
-    description: str | None
-    input_schema: JSON
-    output_schema: JSON | None
-    annotations: JSON
+    description: str | None = field(repr=False)
+    input_schema: JSON = field(repr=False)
+    output_schema: JSON | None = field(repr=False)
+    annotations: JSON = field(repr=False)
     raw: JSON = field(repr=False)
 
     @classmethod
@@ -150,6 +150,15 @@ class CallResult:
     output_error: str | None  # why structuredContent breaks the outputSchema, if it does
     raw: JSON = field(repr=False)
 
+    def __repr__(self) -> str:
+        n = len(self.content)
+        parts = [f"{n} content block{'s' * (n != 1)}"]
+        if self.structured is not None:
+            parts.append("structured")
+        if self.is_error:
+            parts.append("is_error=True")
+        return f"<CallResult {self.server}.{self.tool}: {', '.join(parts)}>"
+
     @classmethod
     def from_raw(cls, server: str, tool: str, raw: JSON, output_error: str | None = None) -> CallResult:
         return cls(
@@ -167,6 +176,13 @@ class CallResult:
         """The text blocks of the content, joined by newlines."""
         return _texts(self.content)
 
+    def to_frame(self) -> Any:
+        """A pandas DataFrame of the structured records (or of JSON text)."""
+        # pandas lives in the notebook layer, imported only when a table is asked for.
+        from ..notebook.tables import call_result_frame
+
+        return call_result_frame(self)
+
 
 @dataclass(frozen=True)
 class ReadResult:
@@ -176,6 +192,10 @@ class ReadResult:
     uri: str
     contents: list[JSON]
     raw: JSON = field(repr=False)
+
+    def __repr__(self) -> str:
+        size = sum(len(str(c.get("text", c.get("blob", "")))) for c in self.contents)
+        return f"<ReadResult {self.uri}: {len(self.contents)} item(s), {self.mime_type or 'no type'}, {size:,} chars>"
 
     @classmethod
     def from_raw(cls, server: str, uri: str, raw: JSON) -> ReadResult:
@@ -199,6 +219,12 @@ class ReadResult:
     def mime_type(self) -> str | None:
         return self.contents[0].get("mimeType") if self.contents else None
 
+    def to_frame(self) -> Any:
+        """A pandas DataFrame of a CSV, TSV, JSON records, JSON Lines or Parquet resource."""
+        from ..notebook.tables import read_result_frame
+
+        return read_result_frame(self)
+
 
 @dataclass(frozen=True)
 class PromptResult:
@@ -207,6 +233,10 @@ class PromptResult:
     description: str | None
     messages: list[JSON]
     raw: JSON = field(repr=False)
+
+    def __repr__(self) -> str:
+        n = len(self.messages)
+        return f"<PromptResult {self.server}.{self.name}: {n} message{'s' * (n != 1)}>"
 
     @classmethod
     def from_raw(cls, server: str, name: str, raw: JSON) -> PromptResult:

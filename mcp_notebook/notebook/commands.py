@@ -1,0 +1,461 @@
+"""The %mcp subcommands: one plain function each, ``fn(ctx, tokens) -> value``.
+
+A value is what ``x = %mcp …`` assigns and what a cell shows; a function that only acts
+prints one line and returns None.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ..core.config import ServerConfig, load_config
+from ..core.types import Status
+from ..errors import ConfigError
+from ..runtime.client import Client
+from ..runtime.server import Server
+from . import display, tables
+from .parsing import Parser, body_arguments, key_value_option, key_values, split, target
+
+
+@dataclass
+class Context:
+    client: Client
+    namespace: dict[str, Any]
+    out: Callable[[str], None] = print
+
+
+@dataclass
+class Command:
+    run: Callable[[Context, list[str]], Any]
+    usage: str
+    summary: str
+    details: str
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(usage: str, summary: str, details: str = "") -> Callable[[Callable[[Context, list[str]], Any]], Any]:
+    def register(fn: Callable[[Context, list[str]], Any]) -> Callable[[Context, list[str]], Any]:
+        COMMANDS[usage.split()[0]] = Command(fn, usage, summary, details.strip("\n"))
+        return fn
+
+    return register
+
+
+def _server(ctx: Context, name: str) -> Server:
+    if name not in ctx.client:
+        known = ", ".join(sorted(s.name for s in ctx.client)) or "none yet"
+        raise UsageError(f"no server named {name!r} (known: {known}); add one with %mcp add {name} -- COMMAND")
+    return ctx.client[name]
+
+
+def _servers(ctx: Context, name: str | None) -> list[Server]:
+    if name:
+        return [_server(ctx, name)]
+    servers = [s for s in ctx.client if s.status is Status.CONNECTED]
+    if not servers and not len(ctx.client):
+        raise UsageError("no servers yet: add one with %mcp add NAME -- COMMAND [ARGS…] or %mcp load")
+    return servers
+
+
+def _counts(server: Server) -> dict[str, int | None]:
+    """How many tools, resources and prompts a connected server offers (None: not offered)."""
+    if server.status is not Status.CONNECTED:
+        return {"tools": None, "resources": None, "prompts": None}
+    caps = server.capabilities
+    return {
+        "tools": len(server.list_tools()) if "tools" in caps else None,
+        "resources": len(server.list_resources()) if "resources" in caps else None,
+        "prompts": len(server.list_prompts()) if "prompts" in caps else None,
+    }
+
+
+def _report(ctx: Context, server: Server) -> None:
+    ctx.out(display.summary_line(server, _counts(server)))
+
+
+# -- servers ---------------------------------------------------------------------------------
+
+
+@command(
+    "add NAME -- COMMAND [ARGS…] | add NAME URL",
+    "add a server and connect to it",
+    """
+Options (before the -- for a stdio server):
+  --env K=V           an environment variable for the server (repeatable)
+  --cwd DIR           its working directory
+  --timeout S         seconds to wait for it to start (default: %config MCPMagics.startup_timeout)
+Remote servers (after the URL):
+  --transport http|sse   the transport (default: try Streamable HTTP, then SSE)
+  --header K=V           an HTTP header (repeatable); never shown
+  --bearer-env VAR       send 'Authorization: Bearer $VAR'; the token is never shown
+Adding a name that exists replaces that server. Examples:
+  %mcp add everything -- npx -y @modelcontextprotocol/server-everything
+  %mcp add demo --env LOG=debug -- python -m mcp_notebook.demo
+  %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN
+""",
+)
+def add(ctx: Context, tokens: list[str]) -> None:
+    if "--" in tokens:
+        at = tokens.index("--")
+        head, command_line = tokens[:at], tokens[at + 1 :]
+        if not command_line:
+            raise UsageError("%mcp add: nothing after --; give the server's command")
+        parser = Parser("add")
+        parser.add_argument("name")
+        parser.add_argument("--env", action="append", metavar="K=V")
+        parser.add_argument("--cwd")
+        parser.add_argument("--timeout", type=float)
+        opts = parser.parse(head)
+        env = key_value_option(opts.env, "--env")
+        config = _config(opts.name, command=command_line[0], args=command_line[1:], env=env, cwd=opts.cwd)
+        _connect(ctx, config, opts.timeout)
+        return
+    parser = Parser("add")
+    parser.add_argument("name")
+    parser.add_argument("url")
+    parser.add_argument("--transport", choices=["http", "sse"])
+    parser.add_argument("--header", action="append", metavar="K=V")
+    parser.add_argument("--bearer-env", metavar="VAR")
+    parser.add_argument("--timeout", type=float)
+    opts = parser.parse(tokens)
+    if "://" not in opts.url:
+        raise UsageError(
+            f"%mcp add: {opts.url!r} is not a URL; for a local server put its command after --: "
+            f"%mcp add {opts.name} -- {opts.url}"
+        )
+    headers = key_value_option(opts.header, "--header")
+    if opts.bearer_env:
+        import os
+
+        token = os.environ.get(opts.bearer_env)
+        if not token:
+            raise UsageError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
+        headers["Authorization"] = f"Bearer {token}"
+    config = _config(opts.name, transport=opts.transport or "http", url=opts.url, headers=headers)
+    _connect(ctx, config, opts.timeout)
+
+
+def _config(name: str, **fields: Any) -> ServerConfig:
+    try:
+        return ServerConfig(name=name, **fields)
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+
+
+def _connect(ctx: Context, config: ServerConfig, timeout: float | None) -> None:
+    server = ctx.client.add_config(config, startup_timeout=timeout, connect=False)
+    try:
+        server.connect()
+    finally:
+        if server.status is Status.CONNECTED:
+            _report(ctx, server)
+
+
+@command(
+    "load [PATH]",
+    "add every server of a .mcp.json or VS Code mcp.json",
+    """
+PATH defaults to ./.mcp.json. Servers connect concurrently; each gets one line, ✓ or ✗.
+  %mcp load
+  %mcp load .vscode/mcp.json
+""",
+)
+def load(ctx: Context, tokens: list[str]) -> None:
+    parser = Parser("load")
+    parser.add_argument("path", nargs="?", default=".mcp.json")
+    opts = parser.parse(tokens)
+    try:
+        configs = load_config(opts.path)
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    servers = ctx.client.load(opts.path) if configs else []
+    for server in servers:
+        _report(ctx, server)
+    if not servers:
+        ctx.out(f"{opts.path}: no servers")
+
+
+@command("list", "a table of the servers: status, versions, counts, errors", "  servers = %mcp list")
+def list_(ctx: Context, tokens: list[str]) -> Any:
+    Parser("list").parse(tokens)
+    rows = []
+    for server, row in zip(ctx.client, ctx.client.status(), strict=True):
+        rows.append({**row, **_counts(server)})
+    return tables.servers_frame(rows)
+
+
+@command("status SERVER", "a server's capabilities, instructions, protocol and pid", "  %mcp status everything")
+def status(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("status")
+    parser.add_argument("server")
+    return display.ServerStatus(_server(ctx, parser.parse(tokens).server))
+
+
+@command(
+    "logs SERVER [--lines N]",
+    "a server's stderr and its log messages",
+    "Log messages arrive at the level set with %mcp loglevel (the server's default otherwise).\n  %mcp logs everything",
+)
+def logs(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("logs")
+    parser.add_argument("server")
+    parser.add_argument("--lines", type=int, default=200)
+    opts = parser.parse(tokens)
+    return display.ServerLogs(_server(ctx, opts.server), opts.lines)
+
+
+@command("loglevel SERVER LEVEL", "ask a server to send log messages from LEVEL up", "  %mcp loglevel everything debug")
+def loglevel(ctx: Context, tokens: list[str]) -> None:
+    parser = Parser("loglevel")
+    parser.add_argument("server")
+    parser.add_argument("level")
+    opts = parser.parse(tokens)
+    _server(ctx, opts.server).set_log_level(opts.level)
+    ctx.out(f"{opts.server}: log level {opts.level}")
+
+
+@command("restart SERVER", "reconnect (a stdio server is started again)", "  %mcp restart everything")
+def restart(ctx: Context, tokens: list[str]) -> None:
+    parser = Parser("restart")
+    parser.add_argument("server")
+    server = _server(ctx, parser.parse(tokens).server)
+    try:
+        server.restart()
+    finally:
+        if server.status is Status.CONNECTED:
+            _report(ctx, server)
+
+
+@command("remove SERVER", "disconnect and forget a server", "  %mcp remove everything")
+def remove(ctx: Context, tokens: list[str]) -> None:
+    parser = Parser("remove")
+    parser.add_argument("server")
+    name = parser.parse(tokens).server
+    _server(ctx, name)
+    ctx.client.remove(name)
+    ctx.out(f"removed {name}")
+
+
+# -- listings --------------------------------------------------------------------------------
+
+
+@command(
+    "tools [SERVER] [--search TEXT] [--refresh]",
+    "a table of tools (all connected servers, or one)",
+    """
+Columns: server, name, title, description, arguments (required ones end in *), read_only,
+destructive, idempotent, open_world (the server's hints, untrusted; <NA> when not given),
+qualified_name. --search keeps tools whose name, title or description contains TEXT
+(or matches it as a glob: 'get-*').
+  tools = %mcp tools
+  %mcp tools everything --search sum
+""",
+)
+def tools(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("tools")
+    parser.add_argument("server", nargs="?")
+    parser.add_argument("--search")
+    parser.add_argument("--refresh", action="store_true")
+    opts = parser.parse(tokens)
+    found = [t for s in _servers(ctx, opts.server) for t in s.list_tools(refresh=opts.refresh)]
+    if opts.search:
+        needle = opts.search.lower()
+        found = [
+            t
+            for t in found
+            if needle in f"{t.name}\n{t.title or ''}\n{t.description or ''}".lower()
+            or fnmatch.fnmatch(t.name.lower(), needle)
+        ]
+    return tables.tools_frame(found)
+
+
+@command("resources [SERVER] [--refresh]", "a table of resources", "  %mcp resources everything")
+def resources(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("resources")
+    parser.add_argument("server", nargs="?")
+    parser.add_argument("--refresh", action="store_true")
+    opts = parser.parse(tokens)
+    return tables.resources_frame(
+        r
+        for s in _servers(ctx, opts.server)
+        if "resources" in s.capabilities
+        for r in s.list_resources(refresh=opts.refresh)
+    )
+
+
+@command("templates [SERVER] [--refresh]", "a table of resource templates", "  %mcp templates everything")
+def templates(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("templates")
+    parser.add_argument("server", nargs="?")
+    parser.add_argument("--refresh", action="store_true")
+    opts = parser.parse(tokens)
+    return tables.templates_frame(
+        t
+        for s in _servers(ctx, opts.server)
+        if "resources" in s.capabilities
+        for t in s.list_resource_templates(refresh=opts.refresh)
+    )
+
+
+@command("prompts [SERVER] [--refresh]", "a table of prompts", "  %mcp prompts everything")
+def prompts(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("prompts")
+    parser.add_argument("server", nargs="?")
+    parser.add_argument("--refresh", action="store_true")
+    opts = parser.parse(tokens)
+    return tables.prompts_frame(
+        p
+        for s in _servers(ctx, opts.server)
+        if "prompts" in s.capabilities
+        for p in s.list_prompts(refresh=opts.refresh)
+    )
+
+
+# -- using -----------------------------------------------------------------------------------
+
+
+@command(
+    "read SERVER URI",
+    "read a resource",
+    """
+The result shows itself (a table for CSV and JSON records, images inline) and has .text,
+.bytes, .mime_type, .contents and .to_frame().
+  df = %mcp read demo penguins://data.csv
+  df.to_frame()
+""",
+)
+def read(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("read")
+    parser.add_argument("server")
+    parser.add_argument("uri")
+    parser.add_argument("--timeout", type=float)
+    opts = parser.parse(tokens)
+    kwargs = {} if opts.timeout is None else {"timeout": opts.timeout}
+    return _server(ctx, opts.server).read_resource(opts.uri, **kwargs)
+
+
+def _call_options(name: str) -> Parser:
+    parser = Parser(name)
+    parser.add_argument("target")
+    parser.add_argument("--timeout", type=float, help="seconds (restarts on progress)")
+    parser.add_argument("--no-validate", action="store_true")
+    return parser
+
+
+def _split_options(tokens: list[str], what: str) -> tuple[list[str], list[str]]:
+    """The target and --options apart from the key=value arguments."""
+    if not tokens:
+        raise UsageError(f"%mcp {what}: give SERVER.NAME; see %mcp help {what}")
+    options, arguments = [tokens[0]], []
+    rest = iter(tokens[1:])
+    for token in rest:
+        if token == "--timeout":
+            options += [token, next(rest, "")]
+        elif token.startswith("--"):
+            options.append(token)
+        else:
+            arguments.append(token)
+    return options, arguments
+
+
+def _call(ctx: Context, server_name: str, tool: str, arguments: dict[str, Any], opts: Any) -> Any:
+    kwargs: dict[str, Any] = {}
+    if opts.timeout is not None:
+        kwargs["timeout"] = opts.timeout
+    if opts.no_validate:
+        kwargs["validate"] = False
+    return _server(ctx, server_name).call_tool(tool, arguments, **kwargs)
+
+
+def _tool_schema(ctx: Context, server_name: str, tool: str) -> dict[str, Any] | None:
+    server = _server(ctx, server_name)
+    if server.status is not Status.CONNECTED:
+        return None
+    return next((t.input_schema for t in server.list_tools() if t.name == tool), None)
+
+
+@command(
+    "call SERVER.TOOL [key=value …] [--timeout S] [--no-validate]",
+    "call a tool",
+    """
+A value is JSON when it parses as JSON (3, true, [1,2], {"a":1}), else a string; for a
+string parameter the text typed is kept (zip=02139). $name takes a variable from the
+notebook, {expr} evaluates a Python expression; quote values with spaces: msg="a b".
+Arguments are checked against the tool's schema first (--no-validate sends them as they
+are). The result shows itself and has .content, .text, .structured, .is_error and .to_frame().
+  %mcp call everything.echo message="hello there"
+  r = %mcp call demo.query_penguins species=Gentoo limit=5
+  %mcp call everything.get-sum a=$x b={x * 2}
+""",
+)
+def call(ctx: Context, tokens: list[str]) -> Any:
+    options, arguments = _split_options(tokens, "call")
+    opts = _call_options("call").parse(options)
+    server_name, tool = target(opts.target)
+    schema = _tool_schema(ctx, server_name, tool)
+    return _call(ctx, server_name, tool, key_values(arguments, ctx.namespace, schema), opts)
+
+
+def call_cell(ctx: Context, line: str, body: str) -> Any:
+    """%%mcp_call SERVER.TOOL [-o VAR] [--timeout S] [--no-validate] with the arguments in the body."""
+    parser = _call_options("mcp_call")
+    parser.add_argument("-o", "--output", metavar="VAR")
+    opts = parser.parse(split(line))
+    server_name, tool = target(opts.target)
+    result = _call(ctx, server_name, tool, body_arguments(body, ctx.namespace), opts)
+    if opts.output:
+        if not opts.output.isidentifier():
+            raise UsageError(f"-o {opts.output!r}: not a Python variable name")
+        ctx.namespace[opts.output] = result
+    return result
+
+
+@command(
+    "prompt SERVER.PROMPT [key=value …]",
+    "get a prompt's messages",
+    """
+Values as for call (prompt arguments are strings).
+  %mcp prompt everything.args-prompt city=Paris
+""",
+)
+def prompt(ctx: Context, tokens: list[str]) -> Any:
+    if not tokens:
+        raise UsageError("%mcp prompt: give SERVER.PROMPT; see %mcp help prompt")
+    server_name, name = target(tokens[0], "PROMPT")
+    values = key_values(tokens[1:], ctx.namespace)
+    arguments = {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
+    return _server(ctx, server_name).get_prompt(name, arguments)
+
+
+@command("help [SUBCOMMAND]", "this help, or one subcommand's", "  %mcp help call")
+def help_(ctx: Context, tokens: list[str]) -> None:
+    if not tokens:
+        ctx.out(overview())
+        return
+    name = tokens[0]
+    entry = COMMANDS.get(name)
+    if entry is None:
+        raise UsageError(f"no subcommand {name!r}; subcommands: {', '.join(COMMANDS)}")
+    ctx.out(f"%mcp {entry.usage}\n  {entry.summary}\n{entry.details}".rstrip())
+
+
+def overview() -> str:
+    width = max(len(c.usage.split(" | ")[0]) for c in COMMANDS.values())
+    lines = ["%mcp SUBCOMMAND … — use MCP servers from the notebook.", ""]
+    lines += [f"  %mcp {c.usage.split(' | ')[0]:{width}}  {c.summary}" for c in COMMANDS.values()]
+    lines += [
+        "",
+        "  %%mcp_call SERVER.TOOL [-o VAR]   call a tool with the cell body (JSON or a Python dict) as arguments",
+        "",
+        "x = %mcp … assigns the value; a trailing ; shows nothing. %mcp help SUBCOMMAND explains one.",
+        "Settings: %config MCPMagics (timeouts, validation, output limits, table rows).",
+    ]
+    return "\n".join(lines)

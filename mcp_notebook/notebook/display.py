@@ -1,0 +1,367 @@
+"""How results look in a notebook (HTML) and a terminal (text).
+
+Formatters are registered with IPython for the core's result types, so results show
+richly whether they come from a magic or from the Python API. Large outputs warn past
+one threshold and truncate the display (never the data) past another.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.types import CallResult, PromptResult, ReadResult
+from ..runtime.server import Server
+
+_MUTED = "color:#777;font-size:0.85em"
+_PRE = "white-space:pre-wrap;margin:0.2em 0;padding:0.4em;background:rgba(127,127,127,0.08);border-radius:3px"
+_ERROR = "border-left:4px solid #d33;background:rgba(221,51,51,0.08);padding:0.4em 0.6em;margin:0.2em 0"
+_WARN = "border-left:4px solid #e90;background:rgba(238,153,0,0.08);padding:0.3em 0.6em;margin:0.2em 0"
+
+
+@dataclass
+class DisplayOptions:
+    warn_tokens: int = 10_000  # a note above outputs larger than this (as Claude Code warns)
+    max_tokens: int = 25_000  # the display is cut here; the data never is
+    max_rows: int = 60  # rows of a table shown
+
+
+options = DisplayOptions()
+
+
+def _tokens(chars: int) -> int:
+    return chars // 4  # the usual rough estimate: about four characters a token
+
+
+class _Budget:
+    """Characters left to show before the display is cut."""
+
+    def __init__(self) -> None:
+        self.left = options.max_tokens * 4
+        self.cut = False
+
+    def take(self, text: str) -> str:
+        if len(text) <= self.left:
+            self.left -= len(text)
+            return text
+        shown, self.left, self.cut = text[: self.left], 0, True
+        return shown
+
+
+def _size_notes(total_chars: int, budget: _Budget, where: str, html_out: bool) -> list[str]:
+    notes = []
+    tokens = _tokens(total_chars)
+    if tokens > options.warn_tokens:
+        notes.append(f"Large output: about {tokens:,} tokens (warning at {options.warn_tokens:,}).")
+    if budget.cut:
+        notes.append(f"Display cut at about {options.max_tokens:,} tokens; the full data is in {where}.")
+    if not notes:
+        return []
+    if html_out:
+        return [f'<div style="{_WARN}">{html.escape(" ".join(notes))}</div>']
+    return [f"⚠ {n}" for n in notes]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _table_html(records: Any) -> str | None:
+    from .tables import records_of
+
+    rows = records_of(records)
+    if rows is None:
+        return None
+    import pandas as pd
+
+    return _frame_html(pd.DataFrame.from_records(rows))
+
+
+def _frame_html(frame: Any) -> str:
+    return str(frame.to_html(max_rows=options.max_rows, border=0, show_dimensions=True))
+
+
+def _data_uri(mime: str, data: str) -> str:
+    return f"data:{html.escape(mime, quote=True)};base64,{html.escape(data, quote=True)}"
+
+
+def _block_html(block: dict[str, Any], budget: _Budget) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return f'<pre style="{_PRE}">{html.escape(budget.take(str(block.get("text", ""))))}</pre>'
+    if kind == "image" and block.get("data"):
+        return f'<img src="{_data_uri(block.get("mimeType", "image/png"), block["data"])}" style="max-width:100%"/>'
+    if kind == "audio" and block.get("data"):
+        return f'<audio controls src="{_data_uri(block.get("mimeType", "audio/wav"), block["data"])}"></audio>'
+    if kind == "resource_link":
+        name = html.escape(str(block.get("title") or block.get("name") or ""))
+        uri = html.escape(str(block.get("uri", "")))
+        extra = " · ".join(html.escape(str(block[k])) for k in ("mimeType", "description") if block.get(k))
+        return f"<div>🔗 <b>{name}</b> <code>{uri}</code> <span style='{_MUTED}'>{extra}</span></div>"
+    if kind == "resource":
+        return _contents_html(block.get("resource") or {}, budget)
+    return f'<pre style="{_PRE}">{html.escape(budget.take(_json(block)))}</pre>'
+
+
+def _contents_html(item: dict[str, Any], budget: _Budget) -> str:
+    uri = html.escape(str(item.get("uri", "")))
+    mime = str(item.get("mimeType") or "")
+    head = f"<div style='{_MUTED}'>📄 <code>{uri}</code> {html.escape(mime)}</div>"
+    if "text" in item:
+        return head + f'<pre style="{_PRE}">{html.escape(budget.take(str(item["text"])))}</pre>'
+    blob = str(item.get("blob", ""))
+    if mime.startswith("image/"):
+        return head + f'<img src="{_data_uri(mime, blob)}" style="max-width:100%"/>'
+    if mime.startswith("audio/"):
+        return head + f'<audio controls src="{_data_uri(mime, blob)}"></audio>'
+    return head + f"<div style='{_MUTED}'>{len(blob) * 3 // 4:,} bytes (use .bytes)</div>"
+
+
+def _shown_blocks(result: CallResult) -> list[dict[str, Any]]:
+    """Content blocks worth showing: a text block that only repeats structuredContent as
+    JSON is left out when the structured value is shown."""
+    if result.structured is None:
+        return result.content
+    out = []
+    for block in result.content:
+        if block.get("type") == "text":
+            try:
+                if json.loads(block.get("text", "")) == result.structured:
+                    continue
+            except ValueError:
+                pass
+        out.append(block)
+    return out
+
+
+def _result_size(result: CallResult) -> int:
+    size = sum(len(str(b.get("text", ""))) for b in result.content)
+    return size + (len(_json(result.structured)) if result.structured is not None else 0)
+
+
+def call_result_html(result: CallResult) -> str:
+    budget = _Budget()
+    parts: list[str] = []
+    if result.is_error:
+        parts.append(
+            f'<div style="{_ERROR}"><b>Tool error</b> from <code>{html.escape(result.server)}.'
+            f"{html.escape(result.tool)}</code></div>"
+        )
+    parts += [_block_html(b, budget) for b in _shown_blocks(result)]
+    if result.structured is not None:
+        table = _table_html(result.structured)
+        parts.append(table or f'<pre style="{_PRE}">{html.escape(budget.take(_json(result.structured)))}</pre>')
+    if result.output_error:
+        parts.append(f'<div style="{_WARN}">{html.escape(result.output_error)}</div>')
+    parts = _size_notes(_result_size(result), budget, ".content / .text / .structured", True) + parts
+    blocks = len(result.content)
+    footer = f"{result.server}.{result.tool} · {blocks} content block{'s' * (blocks != 1)}"
+    if result.structured is not None:
+        footer += " · structured (.structured, .to_frame())"
+    parts.append(f"<div style='{_MUTED}'>{html.escape(footer)}</div>")
+    return "<div class='mcp-result'>" + "".join(parts) + "</div>"
+
+
+def _block_text(block: dict[str, Any], budget: _Budget) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return budget.take(str(block.get("text", "")))
+    if kind in ("image", "audio"):
+        return f"[{kind} {block.get('mimeType', '')}, {len(str(block.get('data', ''))) * 3 // 4:,} bytes]"
+    if kind == "resource_link":
+        return f"[link {block.get('name', '')}: {block.get('uri', '')}]"
+    if kind == "resource":
+        item = block.get("resource") or {}
+        if "text" in item:
+            return f"[resource {item.get('uri', '')}]\n" + budget.take(str(item["text"]))
+        return f"[resource {item.get('uri', '')}, {item.get('mimeType', '')}]"
+    return budget.take(_json(block))
+
+
+def call_result_text(result: CallResult) -> str:
+    budget = _Budget()
+    lines = ["Tool error:"] if result.is_error else []
+    lines += [_block_text(b, budget) for b in _shown_blocks(result)]
+    if result.structured is not None:
+        lines.append(budget.take(_json(result.structured)))
+    if result.output_error:
+        lines.append(f"⚠ {result.output_error}")
+    return "\n".join(_size_notes(_result_size(result), budget, ".content / .text / .structured", False) + lines)
+
+
+def read_result_html(result: ReadResult) -> str:
+    budget = _Budget()
+    parts = []
+    for item in result.contents:
+        table = None
+        mime = str(item.get("mimeType") or "")
+        tabular = mime in ("text/csv", "text/tab-separated-values", "application/json")
+        if tabular and "text" in item and len(result.contents) == 1:
+            try:
+                table = _frame_html(result.to_frame())
+            except ValueError:
+                table = None  # not records after all: shown as text below
+        if table:
+            uri = html.escape(str(item.get("uri", "")))
+            parts.append(f"<div style='{_MUTED}'>📄 <code>{uri}</code> {html.escape(mime)}</div>{table}")
+        else:
+            parts.append(_contents_html(item, budget))
+    size = sum(len(str(i.get("text", i.get("blob", "")))) for i in result.contents)
+    parts = _size_notes(size, budget, ".text / .bytes / .contents", True) + parts
+    parts.append(
+        f"<div style='{_MUTED}'>{html.escape(result.server)} · {html.escape(result.uri)} · "
+        f"{len(result.contents)} item(s) · .text, .bytes, .to_frame()</div>"
+    )
+    return "<div class='mcp-resource'>" + "".join(parts) + "</div>"
+
+
+def read_result_text(result: ReadResult) -> str:
+    budget = _Budget()
+    lines = []
+    for item in result.contents:
+        if "text" in item:
+            lines.append(budget.take(str(item["text"])))
+        else:
+            lines.append(
+                f"[{item.get('mimeType', 'blob')}, {len(str(item.get('blob', ''))) * 3 // 4:,} bytes: use .bytes]"
+            )
+    size = sum(len(str(i.get("text", i.get("blob", "")))) for i in result.contents)
+    return "\n".join(_size_notes(size, budget, ".text / .bytes / .contents", False) + lines)
+
+
+def prompt_result_html(result: PromptResult) -> str:
+    budget = _Budget()
+    parts = [f"<div style='{_MUTED}'>{html.escape(result.description)}</div>"] if result.description else []
+    for message in result.messages:
+        role = html.escape(str(message.get("role", "")))
+        content = message.get("content") or {}
+        parts.append(f"<div><b>{role}</b>{_block_html(content, budget)}</div>")
+    return "<div class='mcp-prompt'>" + "".join(parts) + "</div>"
+
+
+def prompt_result_text(result: PromptResult) -> str:
+    budget = _Budget()
+    lines = [result.description] if result.description else []
+    for message in result.messages:
+        lines.append(f"[{message.get('role', '')}] {_block_text(message.get('content') or {}, budget)}")
+    return "\n".join(lines)
+
+
+# -- servers -----------------------------------------------------------------------------
+
+
+def summary_line(server: Server, counts: dict[str, int | None]) -> str:
+    """One line about a server: ✓ name: server version · protocol · counts."""
+    if server.error:
+        return f"✗ {server.name}: {server.error}"
+    info = server.server_info
+    shown = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in counts.items() if n is not None)
+    return (
+        f"✓ {server.name}: {info.get('name', '?')} {info.get('version', '')} · protocol {server.protocol_version}"
+        + (f" · {shown}" if shown else "")
+    )
+
+
+class ServerStatus:
+    """What ``%mcp status`` shows: the facts about one connection."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.facts = {
+            "name": server.name,
+            "status": server.status.value,
+            "error": server.error,
+            "transport": server.config.transport,
+            "target": server.config.describe(),
+            "pid": server.pid,
+            "server": server.server_info.get("name"),
+            "title": server.server_info.get("title"),
+            "version": server.server_info.get("version"),
+            "protocol": server.protocol_version,
+        }
+        self.capabilities = server.capabilities
+        self.instructions = server.instructions
+
+    def __repr__(self) -> str:
+        lines = [f"{k:10} {v}" for k, v in self.facts.items() if v is not None]
+        lines.append(f"{'capabilities':10} {json.dumps(self.capabilities)}")
+        if self.instructions:
+            lines += ["instructions:", self.instructions]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
+            f"{html.escape(str(v))}</td></tr>"
+            for k, v in self.facts.items()
+            if v is not None
+        )
+        caps = html.escape(_json(self.capabilities))
+        out = f"<table>{rows}</table><details><summary>capabilities</summary><pre style='{_PRE}'>{caps}</pre></details>"
+        if self.instructions:
+            out += (
+                f"<details><summary>instructions</summary><pre style='{_PRE}'>"
+                f"{html.escape(self.instructions)}</pre></details>"
+            )
+        return out
+
+
+class ServerLogs:
+    """What ``%mcp logs`` shows: the server's stderr and its log notifications."""
+
+    def __init__(self, server: Server, lines: int = 200) -> None:
+        self.name = server.name
+        self.stderr = server.stderr.splitlines()[-lines:]
+        self.messages = server.logs[-lines:]
+        self.diagnostics = server.diagnostics[-lines:]
+
+    def _message_lines(self) -> list[str]:
+        out = []
+        for m in self.messages:
+            data = m.get("data")
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            out.append(f"[{m.get('level', '?')}]{' ' + m['logger'] + ':' if m.get('logger') else ''} {text}")
+        return out
+
+    def __repr__(self) -> str:
+        parts = [f"stderr of {self.name} ({len(self.stderr)} lines):", *self.stderr]
+        parts += [f"log messages ({len(self.messages)}):", *self._message_lines()]
+        if self.diagnostics:
+            parts += ["skipped output and protocol notes:", *self.diagnostics]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        def section(title: str, lines: list[str]) -> str:
+            body = html.escape("\n".join(lines)) or "(none)"
+            return f"<div><b>{html.escape(title)}</b><pre style='{_PRE}'>{body}</pre></div>"
+
+        out = section(f"stderr ({len(self.stderr)} lines)", self.stderr)
+        out += section(f"log messages ({len(self.messages)})", self._message_lines())
+        if self.diagnostics:
+            out += section("skipped output and protocol notes", self.diagnostics)
+        return out
+
+
+# -- registration ------------------------------------------------------------------------
+
+_RENDERERS = {
+    CallResult: (call_result_html, call_result_text),
+    ReadResult: (read_result_html, read_result_text),
+    PromptResult: (prompt_result_html, prompt_result_text),
+}
+
+
+def register(shell: Any) -> None:
+    formatters = shell.display_formatter.formatters
+    for kind, (to_html, to_text) in _RENDERERS.items():
+        formatters["text/html"].for_type(kind, to_html)
+        formatters["text/plain"].for_type(kind, lambda obj, p, cycle, to_text=to_text: p.text(to_text(obj)))
+
+
+def unregister(shell: Any) -> None:
+    formatters = shell.display_formatter.formatters
+    for kind in _RENDERERS:
+        for mime in ("text/html", "text/plain"):
+            formatters[mime].pop(kind, None)

@@ -1,0 +1,124 @@
+"""The %mcp line magic and the %%mcp_call cell magic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
+from traitlets import Bool, Float, Int, observe
+
+from ..errors import (
+    ArgumentError,
+    ConfigError,
+    MCPError,
+    NotConnected,
+    UnknownServer,
+    UnknownTool,
+)
+from ..runtime.client import Client, get_client
+from . import commands, display
+from .parsing import split
+
+# Errors the user fixes by typing something else: one line, no traceback.
+_USER_ERRORS = (ArgumentError, ConfigError, NotConnected, UnknownServer, UnknownTool)
+
+
+def _one_line(error: MCPError) -> MCPError:
+    """Show a server or protocol error as its one line (with its type), no traceback."""
+    name = type(error).__name__
+    error._render_traceback_ = lambda: [f"\x1b[0;31m{name}\x1b[0m: {error}"]  # type: ignore[attr-defined]
+    return error
+
+
+@magics_class
+class MCPMagics(Magics):
+    """Settings (``%config MCPMagics.NAME = VALUE``) and the magics themselves."""
+
+    startup_timeout = Float(30.0, help="Seconds a server may take to start and answer initialize.").tag(config=True)
+    request_timeout = Float(
+        60.0, allow_none=True, help="Seconds to wait for an answer (restarts on progress); None waits for ever."
+    ).tag(config=True)
+    validate_arguments = Bool(True, help="Check tool arguments against the tool's schema before sending.").tag(
+        config=True
+    )
+    max_message_size = Int(32 * 2**20, help="Largest message accepted from a server, in bytes.").tag(config=True)
+    warn_tokens = Int(10_000, help="Warn above results larger than this many tokens (about 4 characters each).").tag(
+        config=True
+    )
+    max_tokens = Int(25_000, help="Cut the display of a result here (the data is kept whole).").tag(config=True)
+    max_rows = Int(60, help="Rows of a table shown in a result or resource.").tag(config=True)
+
+    def __init__(self, shell: Any, client: Client | None = None) -> None:
+        super().__init__(shell)
+        self.client = client or get_client()
+        self._apply()
+
+    @observe(
+        "startup_timeout",
+        "request_timeout",
+        "validate_arguments",
+        "max_message_size",
+        "warn_tokens",
+        "max_tokens",
+        "max_rows",
+    )
+    def _settings_changed(self, change: Any) -> None:
+        self._apply()
+
+    def _apply(self) -> None:
+        settings = self.client.settings
+        settings.startup_timeout = self.startup_timeout
+        settings.request_timeout = self.request_timeout
+        settings.validate = self.validate_arguments
+        settings.max_message_size = self.max_message_size
+        display.options.warn_tokens = self.warn_tokens
+        display.options.max_tokens = self.max_tokens
+        display.options.max_rows = self.max_rows
+
+    def _context(self) -> commands.Context:
+        return commands.Context(self.client, self.shell.user_ns)
+
+    @no_var_expand  # $name and {expr} are ours to expand, keeping the values' types
+    @line_magic
+    def mcp(self, line: str) -> Any:
+        # A trailing ; hides the output (IPython's rule); it is not part of the arguments.
+        tokens = split(line.rstrip().removesuffix(";"))
+        if not tokens:
+            print(commands.overview())
+            return None
+        entry = commands.COMMANDS.get(tokens[0])
+        if entry is None:
+            raise UsageError(f"%mcp: no subcommand {tokens[0]!r}; try %mcp help")
+        return self._run(entry.run, self._context(), tokens[1:])
+
+    @no_var_expand
+    @cell_magic
+    def mcp_call(self, line: str, cell: str) -> Any:
+        """Call a tool with the cell body as its arguments.
+
+        %%mcp_call SERVER.TOOL [-o VAR] [--timeout S] [--no-validate]
+
+        The body is a JSON object or a Python dict expression (evaluated in the notebook's
+        namespace). -o VAR also stores the result in VAR. Example:
+
+            %%mcp_call demo.query_penguins -o gentoo
+            {"species": "Gentoo", "limit": 5}
+        """
+        return self._run(commands.call_cell, self._context(), line, cell)
+
+    @staticmethod
+    def _run(fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except _USER_ERRORS as e:
+            raise UsageError(str(e)) from None
+        except MCPError as e:
+            raise _one_line(e) from None
+
+
+MCPMagics.mcp.__doc__ = (
+    commands.overview()
+    + "\n\n"
+    + "\n\n".join(f"%mcp {c.usage}\n  {c.summary}\n{c.details}".rstrip() for c in commands.COMMANDS.values())
+)

@@ -1,0 +1,172 @@
+"""Parsing magic lines: options, ``key=value`` arguments, ``$name`` and ``{expr}`` values."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+from IPython.core.error import UsageError
+
+_NAME = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
+_EXPR = re.compile(r"^\{(.+)\}$", re.DOTALL)
+_INLINE_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises a one-line UsageError instead of exiting."""
+
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        super().__init__(prog=f"%mcp {prog}", add_help=False, allow_abbrev=False, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}; see %mcp help {self.prog.split()[-1]}")
+
+    def parse(self, tokens: list[str]) -> argparse.Namespace:
+        return self.parse_args(tokens)
+
+
+def split(line: str) -> list[str]:
+    """Split like a shell (quotes group, backslash escapes), except that ``{expr}`` is
+    one piece kept verbatim, spaces and quotes included: ``n={len(xs) * 2}``."""
+    tokens: list[str] = []
+    piece: list[str] = []
+    started = False  # a token is open, even if empty so far ("")
+    quote: str | None = None
+    depth = 0
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == quote:
+                quote = None
+            elif c == "\\" and quote == '"' and line[i + 1 : i + 2] in ('"', "\\"):
+                i += 1
+                piece.append(line[i])
+            else:
+                piece.append(c)
+        elif depth:
+            piece.append(c)
+            depth += {"{": 1, "}": -1}.get(c, 0)
+        elif c.isspace():
+            if started:
+                tokens.append("".join(piece))
+                piece, started = [], False
+        else:
+            started = True
+            if c in "\"'":
+                quote = c
+            elif c == "{":
+                depth = 1
+                piece.append(c)
+            elif c == "\\" and i + 1 < len(line):
+                i += 1
+                piece.append(line[i])
+            else:
+                piece.append(c)
+        i += 1
+    if quote:
+        raise UsageError(f"cannot parse {line!r}: no closing {quote}")
+    if depth:
+        raise UsageError(f"cannot parse {line!r}: a {{ is not closed")
+    if started:
+        tokens.append("".join(piece))
+    return tokens
+
+
+def target(text: str, what: str = "TOOL") -> tuple[str, str]:
+    """``SERVER.NAME`` → (server, name); the name may itself contain dots."""
+    server, dot, name = text.partition(".")
+    if not dot or not server or not name:
+        raise UsageError(f"expected SERVER.{what}, got {text!r} (for example: everything.echo)")
+    return server, name
+
+
+def resolve_value(raw: str, namespace: Mapping[str, Any]) -> tuple[Any, bool]:
+    """A value from the user: ``$name`` or ``{expr}`` from the namespace (typed), else JSON
+    when it parses, else the string. Returns (value, literal) where literal means "the
+    user typed it" (so a string-typed parameter may keep the raw text)."""
+    match = _NAME.match(raw)
+    if match:
+        name = match.group(1)
+        if name not in namespace:
+            raise UsageError(f"${name}: no variable {name!r} in the notebook's namespace")
+        return namespace[name], False
+    match = _EXPR.match(raw)
+    if match and not _is_json_object(raw):
+        try:
+            return eval(match.group(1), dict(namespace)), False  # the user's own expression
+        except Exception as e:
+            raise UsageError(f"{raw}: {type(e).__name__}: {e}") from None
+    if "$" in raw:
+        raw = _INLINE_NAME.sub(lambda m: str(namespace.get(m.group(1), m.group(0))), raw)
+    try:
+        return json.loads(raw), True
+    except ValueError:
+        return raw, True
+
+
+def _is_json_object(raw: str) -> bool:
+    try:
+        return isinstance(json.loads(raw), dict)
+    except ValueError:
+        return False
+
+
+def key_values(
+    tokens: list[str], namespace: Mapping[str, Any], schema: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``key=value`` tokens → arguments. With the tool's inputSchema, a value typed
+    literally for a string parameter stays the text typed (``zip=02139``, ``id=42``)."""
+    properties = (schema or {}).get("properties") or {}
+    out: dict[str, Any] = {}
+    for token in tokens:
+        key, eq, raw = token.partition("=")
+        if not eq or not key:
+            raise UsageError(f'expected key=value, got {token!r} (quote values with spaces: key="a b")')
+        value, literal = resolve_value(raw, namespace)
+        if literal and _wants_string(properties.get(key)) and not isinstance(value, str):
+            value = raw
+        out[key] = value
+    return out
+
+
+def _wants_string(prop: Any) -> bool:
+    if not isinstance(prop, dict):
+        return False
+    kind = prop.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    return "string" in kinds and not ({"number", "integer", "boolean", "array", "object"} & set(kinds))
+
+
+def body_arguments(body: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """The body of %%mcp_call: a JSON object, or a Python dict expression."""
+    text = body.strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            value = eval(text, dict(namespace))
+        except SyntaxError as e:
+            raise UsageError(
+                f"the cell body is neither JSON nor a Python expression: {e.msg} (line {e.lineno})"
+            ) from None
+        except Exception as e:
+            raise UsageError(f"evaluating the cell body failed: {type(e).__name__}: {e}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"the cell body must be an object of arguments, not {type(value).__name__}")
+    return value
+
+
+def key_value_option(items: list[str] | None, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UsageError(f"{what} expects K=V, got {item!r}")
+        out[key] = value
+    return out

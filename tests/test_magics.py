@@ -1,0 +1,326 @@
+"""The %mcp magics in a real IPython shell, against the demo server and server-everything."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+from conftest import faulty_cmd
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from mcp_notebook import CallResult, PromptResult, ReadResult, RPCError, ServerExited
+from mcp_notebook.notebook.completion import candidates
+from mcp_notebook.notebook.tables import (
+    PROMPT_COLUMNS,
+    RESOURCE_COLUMNS,
+    SERVER_COLUMNS,
+    TEMPLATE_COLUMNS,
+    TOOL_COLUMNS,
+)
+
+
+@pytest.fixture(scope="module")
+def ip(everything_cmd) -> Iterator[InteractiveShell]:  # type: ignore[no-untyped-def]
+    shell = InteractiveShell.instance()
+    run(shell, "%load_ext mcp_notebook")
+    node, args = everything_cmd
+    run(shell, f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo")
+    run(shell, f"%mcp add everything -- {node} {' '.join(args)}")
+    yield shell
+    run(shell, "%mcp remove demo")
+    run(shell, "%mcp remove everything")
+    run(shell, "%unload_ext mcp_notebook")
+
+
+def run(shell: InteractiveShell, cell: str) -> Any:
+    """Run a cell as a user would; raise what the cell raised."""
+    result = shell.run_cell(cell, store_history=True)  # as a notebook does (`;` needs it)
+    result.raise_error()
+    return result.result
+
+
+def line(shell: InteractiveShell, text: str) -> Any:
+    return shell.run_line_magic("mcp", text)
+
+
+def test_add_reports_one_line(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    run(ip, f"%mcp add demo2 -- {sys.executable} -m mcp_notebook.demo")
+    out = capsys.readouterr().out.strip()
+    assert out == "✓ demo2: penguins 1.0.0 · protocol 2025-11-25 · 5 tools, 3 resources, 1 prompt"
+    run(ip, "%mcp remove demo2")
+
+
+def test_add_options(ip: InteractiveShell, tmp_path: Any) -> None:
+    run(ip, f"%mcp add envy --env GREETING=hi --cwd {tmp_path} --timeout 20 -- {sys.executable} -m mcp_server_time")
+    assert ip.user_ns is not None
+    server = line(ip, "status envy").server
+    assert server.config.env == {"GREETING": "hi"} and server.config.cwd == str(tmp_path)
+    run(ip, "%mcp remove envy")
+
+
+def test_list(ip: InteractiveShell) -> None:
+    frame = run(ip, "%mcp list")
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == SERVER_COLUMNS
+    demo = frame.set_index("name").loc["demo"]
+    assert demo["status"] == "connected" and demo["server"] == "penguins" and demo["tools"] == 5
+
+
+def test_tools(ip: InteractiveShell) -> None:
+    assert run(ip, "tools = %mcp tools") is None  # assigned, not shown
+    frame = ip.user_ns["tools"]
+    assert list(frame.columns) == TOOL_COLUMNS
+    assert {"demo", "everything"} == set(frame["server"])
+    query = frame.set_index("qualified_name").loc["mcp__demo__query_penguins"]
+    assert query["read_only"] == True and query["destructive"] is pd.NA  # noqa: E712 (a pandas boolean)
+    assert "limit" in query["arguments"]
+    delete = frame.set_index("name").loc["delete_penguins"]
+    assert delete["destructive"] == True and delete["arguments"] == "species*"  # noqa: E712
+    searched = run(ip, "%mcp tools everything --search sum")
+    assert list(searched["name"]) == ["get-sum"]
+    assert list(run(ip, "%mcp tools demo --search '*_penguins'")["name"]) == [
+        "query_penguins", "summarize_penguins", "delete_penguins",
+    ]  # fmt: skip
+
+
+def test_resources_templates_prompts(ip: InteractiveShell) -> None:
+    resources = run(ip, "%mcp resources demo")
+    assert list(resources.columns) == RESOURCE_COLUMNS
+    assert "penguins://data.csv" in set(resources["uri"])
+    templates = run(ip, "%mcp templates demo")
+    assert list(templates.columns) == TEMPLATE_COLUMNS
+    assert list(templates["uri_template"]) == ["penguins://species/{species}.csv"]
+    prompts = run(ip, "%mcp prompts")
+    assert list(prompts.columns) == PROMPT_COLUMNS
+    explore = prompts.set_index("name").loc["explore"]
+    assert explore["server"] == "demo" and explore["arguments"] == "question*, species"
+
+
+def test_read(ip: InteractiveShell) -> None:
+    result = run(ip, "%mcp read demo penguins://data.csv")
+    assert isinstance(result, ReadResult) and result.mime_type == "text/csv"
+    frame = result.to_frame()
+    assert frame.shape == (344, 8) and set(frame["species"]) == {"Adelie", "Chinstrap", "Gentoo"}
+    assert run(ip, "%mcp read demo penguins://data.json").to_frame().shape == (344, 8)
+    gentoo = run(ip, "%mcp read demo penguins://species/gentoo.csv").to_frame()
+    assert set(gentoo["species"]) == {"Gentoo"}
+
+
+def test_call_values(ip: InteractiveShell) -> None:
+    result = run(ip, "%mcp call demo.query_penguins species=Gentoo limit=3")
+    assert isinstance(result, CallResult)
+    assert result.structured["count"] == 124 and len(result.structured["rows"]) == 3
+    frame = result.to_frame()
+    assert frame.shape == (3, 8) and set(frame["species"]) == {"Gentoo"}
+    ip.user_ns["who"] = "Adelie"
+    ip.user_ns["n"] = 2
+    typed = run(ip, "%mcp call demo.query_penguins species=$who limit={n * 2}")
+    assert typed.structured["count"] == 152 and len(typed.structured["rows"]) == 4
+    # A string parameter keeps the text typed, even when it looks like JSON.
+    assert run(ip, "%mcp call everything.echo message=007").text == "Echo: 007"
+    assert run(ip, '%mcp call everything.echo message="two words"').text == "Echo: two words"
+    assert run(ip, "%mcp call everything.get-sum a=2 b=40").text.endswith("42.")
+
+
+def test_cell_magic(ip: InteractiveShell) -> None:
+    result = run(ip, '%%mcp_call demo.query_penguins -o out\n{"species": "Chinstrap", "limit": 2}')
+    assert ip.user_ns["out"] is result and result.structured["count"] == 68
+    ip.user_ns["wanted"] = "Dream"
+    python_body = run(ip, "%%mcp_call demo.query_penguins\ndict(island=wanted, limit=1)")
+    assert python_body.structured["rows"][0]["island"] == "Dream"
+    with pytest.raises(UsageError, match="neither JSON nor a Python expression"):
+        run(ip, "%%mcp_call demo.query_penguins\n{species: ")
+    with pytest.raises(UsageError, match="must be an object of arguments, not list"):
+        run(ip, "%%mcp_call demo.query_penguins\n[1, 2]")
+
+
+def test_prompt(ip: InteractiveShell) -> None:
+    result = run(ip, '%mcp prompt demo.explore question="which is heaviest?" species=Gentoo')
+    assert isinstance(result, PromptResult)
+    assert "which is heaviest?" in result.text and "Gentoo" in result.text
+
+
+def test_status_and_logs(ip: InteractiveShell) -> None:
+    status = run(ip, "%mcp status everything")
+    assert "2025-11-25" in repr(status) and "capabilities" in status._repr_html_()
+    run(ip, "%mcp loglevel everything debug")
+    logs = run(ip, "%mcp logs everything")
+    assert "stderr of everything" in repr(logs) and "Starting default (STDIO) server" in repr(logs)
+
+
+def test_restart(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    pid = line(ip, "status demo").server.pid
+    run(ip, "%mcp restart demo")
+    assert capsys.readouterr().out.startswith("✓ demo: penguins")
+    assert line(ip, "status demo").server.pid != pid
+
+
+def test_assignment_and_semicolon(ip: InteractiveShell) -> None:
+    assert run(ip, "r = %mcp call everything.echo message=x") is None
+    assert ip.user_ns["r"].text == "Echo: x"
+    assert run(ip, "%mcp call everything.echo message=x;") is None
+    assert run(ip, "y = %mcp call everything.echo message=y;") is None
+    assert ip.user_ns["y"].text == "Echo: y"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("bogus", r"no subcommand 'bogus'"),
+        ("tools nosuch", r"no server named 'nosuch' \(known: .*demo.*\); add one with %mcp add nosuch"),
+        ("call demo", r"expected SERVER\.TOOL, got 'demo'"),
+        ("call demo.nope", r"server 'demo' has no tool 'nope'"),
+        ("call demo.query_penguins species=Emperor", r"species: 'Emperor' is not one of"),
+        ("call demo.query_penguins limit", r"expected key=value, got 'limit'"),
+        ("call demo.query_penguins species=$undefined_name", r"no variable 'undefined_name'"),
+        ("call demo.query_penguins --timeout soon", r"--timeout: invalid float value: 'soon'"),
+        ("read demo", r"the following arguments are required: uri"),
+        ("add x", r"the following arguments are required: url"),
+        ("add x -- ", r"nothing after --"),
+        ("add x python", r"'python' is not a URL; .* %mcp add x -- python"),
+        ("add a__b -- python", r"invalid server name 'a__b'"),
+        ("load /nonexistent/mcp.json", r"no such file"),
+        ('call demo.query_penguins species="unclosed', r"cannot parse"),
+        ("help nope", r"no subcommand 'nope'"),
+    ],
+)
+def test_user_mistakes_are_one_line_usage_errors(ip: InteractiveShell, text: str, expected: str) -> None:
+    with pytest.raises(UsageError, match=expected) as info:
+        line(ip, text)
+    assert "\n" not in str(info.value)
+
+
+def test_server_errors_show_message_and_code_without_traceback(ip: InteractiveShell) -> None:
+    with pytest.raises(RPCError) as info:
+        line(ip, "prompt everything.no-such-prompt")
+    rendered = info.value._render_traceback_()  # type: ignore[attr-defined]
+    assert len(rendered) == 1 and "RPCError" in rendered[0] and "no-such-prompt" in rendered[0]
+    assert "(code -32" in rendered[0]
+
+
+def test_failed_server_stays_listed(ip: InteractiveShell) -> None:
+    command, args = faulty_cmd("crash-at-start")
+    with pytest.raises(Exception) as info:
+        line(ip, f"add broken -- {command} {' '.join(args)}")
+    assert "MY_API_KEY is not set" in str(info.value)
+    frame = run(ip, "%mcp list").set_index("name")
+    assert frame.loc["broken", "status"] == "failed" and "MY_API_KEY" in frame.loc["broken", "error"]
+    with pytest.raises(UsageError, match=r"not connected.*restart"):
+        line(ip, "tools broken")
+    run(ip, "%mcp remove broken")
+
+
+def test_server_exit_mid_call(ip: InteractiveShell) -> None:
+    command, args = faulty_cmd("ok")
+    run(ip, f"%mcp add dies -- {command} {' '.join(args)}")
+    with pytest.raises(ServerExited, match="code 3"):
+        line(ip, "call dies.die")
+    run(ip, "%mcp remove dies")
+
+
+def test_help(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    run(ip, "%mcp help")
+    overview = capsys.readouterr().out
+    for sub in ("add", "load", "list", "tools", "resources", "templates", "prompts", "read", "call", "prompt",
+                "status", "logs", "restart", "remove"):  # fmt: skip
+        assert f"%mcp {sub}" in overview
+    assert "%%mcp_call" in overview
+    run(ip, "%mcp help add")
+    assert "--bearer-env" in capsys.readouterr().out
+    doc = ip.find_line_magic("mcp").__doc__
+    assert "%mcp call SERVER.TOOL" in doc and "Example" not in doc[:0]
+
+
+def test_config_settings(ip: InteractiveShell) -> None:
+    run(ip, "%config MCPMagics.request_timeout = 5.5")
+    run(ip, "%config MCPMagics.validate_arguments = False")
+    from mcp_notebook import get_client
+
+    assert get_client().settings.request_timeout == 5.5 and get_client().settings.validate is False
+    run(ip, "%config MCPMagics.request_timeout = 60.0")
+    run(ip, "%config MCPMagics.validate_arguments = True")
+
+
+def test_completion(ip: InteractiveShell) -> None:
+    from mcp_notebook import get_client
+
+    client = get_client()
+    assert {"add", "call", "tools"} <= set(candidates(client, "%mcp "))
+    assert candidates(client, "%mcp to") == ["tools"]
+    assert set(candidates(client, "%mcp tools ")) >= {"demo", "everything"}
+    assert candidates(client, "%mcp call de") == ["demo."]
+    assert "demo.query_penguins" in candidates(client, "%mcp call demo.q")
+    assert candidates(client, "%mcp call demo.query_penguins sp") == ["species="]
+    assert "species=" not in candidates(client, "%mcp call demo.query_penguins species=Gentoo ")
+    assert candidates(client, "%mcp prompt demo.") == ["demo.explore"]
+    assert candidates(client, "%mcp prompt demo.explore q") == ["question="]
+    assert "penguins://data.csv" in candidates(client, "%mcp read demo penguins://d")
+    assert candidates(client, "%%mcp_call demo.sum") == ["demo.summarize_penguins"]
+    # Through IPython's own completer, as a kernel answers Tab: each match replaces the
+    # range IPython chose, so the text must fit that range.
+    from IPython.core.completer import provisionalcompleter
+
+    def complete(code: str) -> set[str]:
+        with provisionalcompleter():
+            return {code[: c.start] + c.text for c in ip.Completer.completions(code, len(code))}
+
+    assert "%mcp call demo.query_penguins" in complete("%mcp call demo.query_p")
+    assert "%mcp read demo penguins://data.csv" in complete("%mcp read demo penguins://da")
+    assert "%mcp call demo.query_penguins island=" in complete("%mcp call demo.query_penguins isl")
+
+
+def test_rich_reprs(ip: InteractiveShell) -> None:
+    formatter = ip.display_formatter
+    result = line(ip, "call demo.query_penguins species=Gentoo limit=3")
+    data, _ = formatter.format(result)
+    assert "<table" in data["text/html"] and "Gentoo" in data["text/html"]
+    assert data["text/plain"].startswith("{")
+    image = line(ip, "call everything.get-tiny-image")
+    assert 'src="data:image/png;base64,' in formatter.format(image)[0]["text/html"]
+    links = line(ip, "call everything.get-resource-links count=2")
+    assert "🔗" in formatter.format(links)[0]["text/html"]
+    embedded = line(ip, "call everything.get-resource-reference resourceType=Text resourceId=1")
+    assert "📄" in formatter.format(embedded)[0]["text/html"]
+    error = line(ip, "call everything.get-sum a=1 b=2 --no-validate")  # fine; now a tool error:
+    assert "Tool error" not in formatter.format(error)[0]["text/html"]
+    csv = line(ip, "read demo penguins://data.csv")
+    html = formatter.format(csv)[0]["text/html"]
+    assert "<table" in html and "344 rows" in html
+    prompt = line(ip, "prompt demo.explore question=q")
+    assert "<b>user</b>" in formatter.format(prompt)[0]["text/html"]
+
+
+def test_tool_error_result_shows_an_error_box(client: Any) -> None:
+    from mcp_notebook.notebook.display import call_result_html
+
+    server = client.add("time", sys.executable, ["-m", "mcp_server_time"])
+    failed = server.call_tool("get_current_time", {"timezone": "Not/AZone"})
+    assert failed.is_error and "Tool error" in call_result_html(failed)
+
+
+def test_large_outputs_warn_and_truncate_display_not_data(ip: InteractiveShell) -> None:
+    from mcp_notebook.notebook import display
+
+    run(ip, "%config MCPMagics.warn_tokens = 100")
+    run(ip, "%config MCPMagics.max_tokens = 200")
+    try:
+        result = line(ip, "call everything.echo message={'x' * 2000}")
+        html = ip.display_formatter.format(result)[0]["text/html"]
+        assert "Large output: about 501 tokens" in html and "Display cut at about 200 tokens" in html
+        assert html.count("x") < 1000 and len(result.text) == 2006  # the data is whole
+        assert "Display cut" in display.call_result_text(result)
+    finally:
+        run(ip, "%config MCPMagics.warn_tokens = 10000")
+        run(ip, "%config MCPMagics.max_tokens = 25000")
+
+
+def test_unload_removes_everything() -> None:
+    shell = InteractiveShell.instance()
+    run(shell, "%load_ext mcp_notebook")
+    run(shell, "%unload_ext mcp_notebook")
+    assert shell.find_line_magic("mcp") is None and shell.find_cell_magic("mcp_call") is None
+    run(shell, "%load_ext mcp_notebook")  # and it loads again
+    assert shell.find_line_magic("mcp") is not None
