@@ -20,7 +20,7 @@ from ..errors import ConfigError
 from ..runtime.client import Client
 from ..runtime.server import Server
 from . import display, tables
-from .parsing import Parser, body_arguments, key_value_option, key_values, split, target
+from .parsing import Parser, body_arguments, expand_text, key_value_option, key_values, split, target
 
 
 @dataclass
@@ -99,6 +99,7 @@ Remote servers (after the URL):
 Adding a name that exists replaces that server. Examples:
   %mcp add everything -- npx -y @modelcontextprotocol/server-everything
   %mcp add demo --env LOG=debug -- python -m mcp_notebook.demo
+  %mcp add demo -- {sys.executable} -m mcp_notebook.demo     ($name and {expr} work here too)
   %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN
 """,
 )
@@ -115,6 +116,7 @@ def add(ctx: Context, tokens: list[str]) -> None:
         parser.add_argument("--timeout", type=float)
         opts = parser.parse(head)
         env = key_value_option(opts.env, "--env")
+        command_line = [expand_text(word, ctx.namespace) for word in command_line]
         config = _config(opts.name, command=command_line[0], args=command_line[1:], env=env, cwd=opts.cwd)
         _connect(ctx, config, opts.timeout)
         return
@@ -342,28 +344,37 @@ def read(ctx: Context, tokens: list[str]) -> Any:
     return _server(ctx, opts.server).read_resource(opts.uri, **kwargs)
 
 
-def _call_options(name: str) -> Parser:
-    parser = Parser(name)
-    parser.add_argument("target")
-    parser.add_argument("--timeout", type=float, help="seconds (restarts on progress)")
-    parser.add_argument("--no-validate", action="store_true")
-    return parser
+@dataclass
+class _CallOptions:
+    target: str
+    timeout: float | None = None
+    no_validate: bool = False
+    output: str | None = None
 
 
-def _split_options(tokens: list[str], what: str) -> tuple[list[str], list[str]]:
-    """The target and --options apart from the key=value arguments."""
-    if not tokens:
-        raise UsageError(f"%mcp {what}: give SERVER.NAME; see %mcp help {what}")
-    options, arguments = [tokens[0]], []
+def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]]:
+    """SERVER.TOOL, --timeout S, --no-validate (and -o VAR for the cell magic) apart from
+    the key=value arguments. By hand: argparse would cost more than the call itself."""
+    if not tokens or tokens[0].startswith("-"):
+        raise UsageError(f"%{what}: give SERVER.TOOL first; see %mcp help call")
+    opts, arguments = _CallOptions(tokens[0]), []
     rest = iter(tokens[1:])
     for token in rest:
         if token == "--timeout":
-            options += [token, next(rest, "")]
-        elif token.startswith("--"):
-            options.append(token)
+            value = next(rest, "")
+            try:
+                opts.timeout = float(value)
+            except ValueError:
+                raise UsageError(f"%{what}: --timeout takes seconds, not {value!r}") from None
+        elif token == "--no-validate":
+            opts.no_validate = True
+        elif token in ("-o", "--output") and what == "mcp_call":
+            opts.output = next(rest, "")
+        elif token.startswith("-") and "=" not in token:
+            raise UsageError(f"%{what}: unknown option {token!r}; see %mcp help call")
         else:
             arguments.append(token)
-    return options, arguments
+    return opts, arguments
 
 
 def _call(ctx: Context, server_name: str, tool: str, arguments: dict[str, Any], opts: Any) -> Any:
@@ -377,9 +388,7 @@ def _call(ctx: Context, server_name: str, tool: str, arguments: dict[str, Any], 
 
 def _tool_schema(ctx: Context, server_name: str, tool: str) -> dict[str, Any] | None:
     server = _server(ctx, server_name)
-    if server.status is not Status.CONNECTED:
-        return None
-    return next((t.input_schema for t in server.list_tools() if t.name == tool), None)
+    return server.get_tool(tool).input_schema if server.status is Status.CONNECTED else None
 
 
 @command(
@@ -397,8 +406,7 @@ are). The result shows itself and has .content, .text, .structured, .is_error an
 """,
 )
 def call(ctx: Context, tokens: list[str]) -> Any:
-    options, arguments = _split_options(tokens, "call")
-    opts = _call_options("call").parse(options)
+    opts, arguments = _call_options(tokens, "mcp call")
     server_name, tool = target(opts.target)
     schema = _tool_schema(ctx, server_name, tool)
     return _call(ctx, server_name, tool, key_values(arguments, ctx.namespace, schema), opts)
@@ -406,9 +414,9 @@ def call(ctx: Context, tokens: list[str]) -> Any:
 
 def call_cell(ctx: Context, line: str, body: str) -> Any:
     """%%mcp_call SERVER.TOOL [-o VAR] [--timeout S] [--no-validate] with the arguments in the body."""
-    parser = _call_options("mcp_call")
-    parser.add_argument("-o", "--output", metavar="VAR")
-    opts = parser.parse(split(line))
+    opts, extra = _call_options(split(line), "mcp_call")
+    if extra:
+        raise UsageError(f"%%mcp_call: arguments go in the cell body, not on the line: {' '.join(extra)}")
     server_name, tool = target(opts.target)
     result = _call(ctx, server_name, tool, body_arguments(body, ctx.namespace), opts)
     if opts.output:

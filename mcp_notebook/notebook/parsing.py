@@ -31,6 +31,8 @@ class Parser(argparse.ArgumentParser):
 def split(line: str) -> list[str]:
     """Split like a shell (quotes group, backslash escapes), except that ``{expr}`` is
     one piece kept verbatim, spaces and quotes included: ``n={len(xs) * 2}``."""
+    if not any(c in line for c in "\"'{\\"):
+        return line.split()  # the common case, ten times faster
     tokens: list[str] = []
     piece: list[str] = []
     started = False  # a token is open, even if empty so far ("")
@@ -106,6 +108,14 @@ def resolve_value(raw: str, namespace: Mapping[str, Any]) -> tuple[Any, bool]:
         return json.loads(raw), True
     except ValueError:
         return raw, True
+
+
+def expand_text(raw: str, namespace: Mapping[str, Any]) -> str:
+    """A command-line word with ``$name`` and ``{expr}`` from the notebook, as text.
+    Unknown ``$NAME`` is left alone (it may be meant for the server, like ``$HOME``)."""
+    if _EXPR.match(raw) and not _is_json_object(raw):
+        return str(resolve_value(raw, namespace)[0])
+    return _INLINE_NAME.sub(lambda m: str(namespace.get(m.group(1), m.group(0))), raw)
 
 
 def _is_json_object(raw: str) -> bool:

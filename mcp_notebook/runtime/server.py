@@ -340,6 +340,11 @@ class Server:
             raise UnknownTool(f"server {self.name!r} has no tool {name!r}{hint}")
         return tool
 
+    def get_tool(self, name: str) -> Tool:
+        """One tool, from the cached listing when there is one; UnknownTool if none."""
+        raw = self._cached_tool(name) or self._run(self._tool(name))
+        return Tool.from_raw(self.name, self._client._tool_names.add(self.name, name), raw)
+
     def _check_call(self, name: str, arguments: Any, validate: bool | None) -> tuple[JSON, bool]:
         if arguments is None:
             arguments = {}

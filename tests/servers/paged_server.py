@@ -2,7 +2,7 @@
 
 It pages every listing (PAGE items a page), can add a tool at run time and announce it
 with notifications/tools/list_changed, and answers a slow tool with progress.
-Run: python tests/servers/paged_server.py [N_TOOLS]
+Run: python tests/servers/paged_server.py [N_TOOLS [PAGE_SIZE]]
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
-PAGE = 10
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 25
+PAGE = int(sys.argv[2]) if len(sys.argv) > 2 else 10
 tools = [
     types.Tool(
         name=f"tool_{i:03d}",

@@ -1,6 +1,6 @@
-"""Quickstart: connect to a real MCP server from Python and use it.
+"""The Python API: connect to a real MCP server from Python and use it.
 
-    scripts/quickstart            # the reference server, @modelcontextprotocol/server-everything
+    .venv/bin/python examples/python_api.py   # against @modelcontextprotocol/server-everything
 
 It shows the server, its tools, a tool call, a resource, a prompt and progress reports.
 """
