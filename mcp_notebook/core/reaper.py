@@ -9,6 +9,7 @@ sends SIGTERM, then SIGKILL, to every group still registered.
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
@@ -61,6 +62,21 @@ def _send(line: str) -> None:
             _proc.stdin.flush()
         except OSError:
             pass
+
+
+def _exit() -> None:
+    # Registered at import, so it runs after the runtime's own exit handler (atexit is
+    # last-in, first-out) has closed the servers: by now the watchdog guards nothing.
+    with _lock:
+        if _proc is not None and _proc.stdin is not None:
+            try:
+                _proc.stdin.close()
+                _proc.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+
+
+atexit.register(_exit)
 
 
 def watch(pgid: int) -> None:

@@ -130,6 +130,8 @@ class LoopThread:
                 pass
         loop.call_soon_threadsafe(loop.stop)
         thread.join(2)
+        if not thread.is_alive():
+            loop.close()
         self._loop = self._thread = self._thread_id = None
 
 
