@@ -58,7 +58,11 @@ def _server(ctx: Context, name: str) -> Server:
 
 def _servers(ctx: Context, name: str | None) -> list[Server]:
     if name:
-        return [_server(ctx, name)]
+        server = _server(ctx, name)
+        if server.status is not Status.CONNECTED:
+            why = f": {server.error}" if server.error else f" ({server.status.value})"
+            raise UsageError(f"server {name!r} is not connected{why}; %mcp restart {name}")
+        return [server]
     servers = [s for s in ctx.client if s.status is Status.CONNECTED]
     if not servers and not len(ctx.client):
         raise UsageError("no servers yet: add one with %mcp add NAME -- COMMAND [ARGS…] or %mcp load")
@@ -249,6 +253,20 @@ def remove(ctx: Context, tokens: list[str]) -> None:
 # -- listings --------------------------------------------------------------------------------
 
 
+def _listing(sub: str, tokens: list[str], search: bool = False) -> Any:
+    parser = Parser(sub)
+    parser.add_argument("server", nargs="?")
+    parser.add_argument("--refresh", action="store_true")
+    if search:
+        parser.add_argument("--search")
+    return parser.parse(tokens)
+
+
+def _gather(ctx: Context, opts: Any, capability: str, fetch: Callable[[Server, bool], list[Any]]) -> list[Any]:
+    # A server that did not declare the capability is not asked (the spec's rule).
+    return [i for s in _servers(ctx, opts.server) if capability in s.capabilities for i in fetch(s, opts.refresh)]
+
+
 @command(
     "tools [SERVER] [--search TEXT] [--refresh]",
     "a table of tools (all connected servers, or one)",
@@ -262,12 +280,8 @@ qualified_name. --search keeps tools whose name, title or description contains T
 """,
 )
 def tools(ctx: Context, tokens: list[str]) -> Any:
-    parser = Parser("tools")
-    parser.add_argument("server", nargs="?")
-    parser.add_argument("--search")
-    parser.add_argument("--refresh", action="store_true")
-    opts = parser.parse(tokens)
-    found = [t for s in _servers(ctx, opts.server) for t in s.list_tools(refresh=opts.refresh)]
+    opts = _listing("tools", tokens, search=True)
+    found = _gather(ctx, opts, "tools", lambda s, refresh: s.list_tools(refresh=refresh))
     if opts.search:
         needle = opts.search.lower()
         found = [
@@ -281,44 +295,20 @@ def tools(ctx: Context, tokens: list[str]) -> Any:
 
 @command("resources [SERVER] [--refresh]", "a table of resources", "  %mcp resources everything")
 def resources(ctx: Context, tokens: list[str]) -> Any:
-    parser = Parser("resources")
-    parser.add_argument("server", nargs="?")
-    parser.add_argument("--refresh", action="store_true")
-    opts = parser.parse(tokens)
-    return tables.resources_frame(
-        r
-        for s in _servers(ctx, opts.server)
-        if "resources" in s.capabilities
-        for r in s.list_resources(refresh=opts.refresh)
-    )
+    opts = _listing("resources", tokens)
+    return tables.resources_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resources(refresh=r)))
 
 
 @command("templates [SERVER] [--refresh]", "a table of resource templates", "  %mcp templates everything")
 def templates(ctx: Context, tokens: list[str]) -> Any:
-    parser = Parser("templates")
-    parser.add_argument("server", nargs="?")
-    parser.add_argument("--refresh", action="store_true")
-    opts = parser.parse(tokens)
-    return tables.templates_frame(
-        t
-        for s in _servers(ctx, opts.server)
-        if "resources" in s.capabilities
-        for t in s.list_resource_templates(refresh=opts.refresh)
-    )
+    opts = _listing("templates", tokens)
+    return tables.templates_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resource_templates(refresh=r)))
 
 
 @command("prompts [SERVER] [--refresh]", "a table of prompts", "  %mcp prompts everything")
 def prompts(ctx: Context, tokens: list[str]) -> Any:
-    parser = Parser("prompts")
-    parser.add_argument("server", nargs="?")
-    parser.add_argument("--refresh", action="store_true")
-    opts = parser.parse(tokens)
-    return tables.prompts_frame(
-        p
-        for s in _servers(ctx, opts.server)
-        if "prompts" in s.capabilities
-        for p in s.list_prompts(refresh=opts.refresh)
-    )
+    opts = _listing("prompts", tokens)
+    return tables.prompts_frame(_gather(ctx, opts, "prompts", lambda s, r: s.list_prompts(refresh=r)))
 
 
 # -- using -----------------------------------------------------------------------------------

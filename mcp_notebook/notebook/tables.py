@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pandas as pd
@@ -85,37 +85,20 @@ def tools_frame(tools: Iterable[Tool]) -> pd.DataFrame:
     return frame
 
 
+def _fields_frame(items: Iterable[Any], columns: list[str], **computed: Callable[[Any], Any]) -> pd.DataFrame:
+    """Columns named like the items' attributes; ``computed`` ones from a function."""
+    rows = [{c: computed[c](i) if c in computed else getattr(i, c) for c in columns} for i in items]
+    return _frame(rows, columns)
+
+
 def resources_frame(resources: Iterable[Resource]) -> pd.DataFrame:
-    rows = [
-        {
-            "server": r.server,
-            "uri": r.uri,
-            "name": r.name,
-            "title": r.title,
-            "mime_type": r.mime_type,
-            "size": r.size,
-            "description": r.description,
-        }
-        for r in resources
-    ]
-    frame = _frame(rows, RESOURCE_COLUMNS)
+    frame = _fields_frame(resources, RESOURCE_COLUMNS)
     frame["size"] = frame["size"].astype("Int64")
     return frame
 
 
 def templates_frame(templates: Iterable[ResourceTemplate]) -> pd.DataFrame:
-    rows = [
-        {
-            "server": t.server,
-            "uri_template": t.uri_template,
-            "name": t.name,
-            "title": t.title,
-            "mime_type": t.mime_type,
-            "description": t.description,
-        }
-        for t in templates
-    ]
-    return _frame(rows, TEMPLATE_COLUMNS)
+    return _fields_frame(templates, TEMPLATE_COLUMNS)
 
 
 def prompt_arguments(prompt: Prompt) -> str:
@@ -123,17 +106,7 @@ def prompt_arguments(prompt: Prompt) -> str:
 
 
 def prompts_frame(prompts: Iterable[Prompt]) -> pd.DataFrame:
-    rows = [
-        {
-            "server": p.server,
-            "name": p.name,
-            "title": p.title,
-            "description": p.description,
-            "arguments": prompt_arguments(p),
-        }
-        for p in prompts
-    ]
-    return _frame(rows, PROMPT_COLUMNS)
+    return _fields_frame(prompts, PROMPT_COLUMNS, arguments=prompt_arguments)
 
 
 # -- results -----------------------------------------------------------------------------
