@@ -209,7 +209,7 @@ class ClientSession:
     @property
     def can_block(self) -> bool:
         """Whether ``request_blocking`` works: the transport can send from any thread."""
-        return hasattr(self.transport, "send_nowait")
+        return self._send_nowait is not None
 
     def request_blocking(
         self,
