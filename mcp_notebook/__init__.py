@@ -22,6 +22,7 @@ from .errors import (
     RPCError,
     ServerExited,
     StartupError,
+    ToolDenied,
     TransportError,
     UnknownServer,
     UnknownTool,
@@ -36,6 +37,8 @@ _LAZY = {
     "Server": "runtime.server",
     "Settings": "runtime.server",
     "Handlers": "core.session",
+    "ApprovalPolicy": "core.approval",
+    "ApprovalRequest": "runtime.interaction",
     "ServerConfig": "core.config",
     "load_config": "core.config",
     "qualified_name": "core.naming",
@@ -50,6 +53,8 @@ _LAZY = {
 }
 
 __all__ = [
+    "ApprovalPolicy",
+    "ApprovalRequest",
     "CallResult",
     "Client",
     "Handlers",
@@ -76,17 +81,20 @@ __all__ = [
     "RPCError",
     "ServerExited",
     "StartupError",
+    "ToolDenied",
     "TransportError",
     "UnknownServer",
     "UnknownTool",
 ]
 
 if TYPE_CHECKING:
+    from .core.approval import ApprovalPolicy
     from .core.config import ServerConfig, load_config
     from .core.naming import qualified_name
     from .core.session import Handlers
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
     from .runtime.client import Client, get_client
+    from .runtime.interaction import ApprovalRequest
     from .runtime.server import Server, Settings
 
 

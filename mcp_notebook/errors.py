@@ -6,6 +6,7 @@
     ├── UnknownServer        no server of that name is registered
     ├── UnknownTool          the server has no tool of that name
     ├── NotConnected         the server is not connected (failed, closed, connecting)
+    ├── ToolDenied           a person (or the approval policy) said no; nothing was sent
     ├── TransportError       the connection itself failed
     │   ├── StartupError     the server could not be started or did not initialize
     │   └── ServerExited     the server process exited
@@ -28,6 +29,7 @@ __all__ = [
     "UnknownServer",
     "UnknownTool",
     "NotConnected",
+    "ToolDenied",
     "TransportError",
     "StartupError",
     "ServerExited",
@@ -59,6 +61,10 @@ class UnknownTool(MCPError, LookupError):
 
 
 class NotConnected(MCPError):
+    pass
+
+
+class ToolDenied(MCPError):
     pass
 
 

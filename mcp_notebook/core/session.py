@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import inspect
 import itertools
 import threading
@@ -33,6 +34,8 @@ NotificationListener = Callable[[str, JSON], Any]
 Handler = Callable[[JSON], "JSON | Awaitable[JSON]"]
 
 CLIENT_INFO = {"name": "mcp-notebook", "version": "0.1.0"}
+# The server whose request a handler is answering (handlers take only the params).
+current_server: contextvars.ContextVar[str] = contextvars.ContextVar("current_server", default="")
 
 _LISTINGS = {
     "tools": ("tools/list", "notifications/tools/list_changed"),
@@ -449,6 +452,7 @@ class ClientSession:
         self._incoming[rid] = asyncio.ensure_future(self._answer(rid, message["method"], message.get("params") or {}))
 
     async def _answer(self, rid: int | str, method: str, params: JSON) -> None:
+        current_server.set(self.name)  # this task's own context
         try:
             handler = self._handler_for(method)
             if handler is None:

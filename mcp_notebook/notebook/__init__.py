@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import re
+import os
 from typing import Any
 
-from . import completion, display
+from IPython import get_ipython
+
+from ..core.session import current_server
+from ..runtime.interaction import ConsoleInteraction
+from . import completion, display, transform
 from .magics import MCPMagics
 
 __all__ = ["MCPMagics", "load_ipython_extension", "unload_ipython_extension"]
 
 _COMPLETION_KEYS = ("%mcp", "%%mcp_call")
-# `%mcp …;` and `x = %mcp …;`: IPython hides a cell's value when the code ends in `;`,
-# but a magic's `;` lands inside the magic's argument string. Put it outside.
-_QUIET_LINE = re.compile(r"^(\s*(?:[A-Za-z_][\w.]*\s*=\s*)?)%mcp\b(.*?);\s*$")
 
 
-def quiet_semicolon(lines: list[str]) -> list[str]:
-    out = []
-    for text in lines:
-        match = _QUIET_LINE.match(text)
-        if match:
-            head, rest = match.groups()
-            text = f"{head}get_ipython().run_line_magic('mcp', {rest.strip()!r});\n"
-        out.append(text)
-    return out
+def _awaiting_cells() -> bool:
+    """ipykernel 7 delivers widget clicks to awaiting cells (see bridge.py)."""
+    from .bridge import _ipykernel_version
+
+    shell = get_ipython()
+    version = _ipykernel_version()
+    return getattr(shell, "kernel", None) is not None and version is not None and version[0] >= 7
 
 
 def load_ipython_extension(shell: Any) -> None:
@@ -35,17 +34,53 @@ def load_ipython_extension(shell: Any) -> None:
     complete = completion.make_completer(lambda: magics.client)
     for key in _COMPLETION_KEYS:
         shell.set_hook("complete_command", complete, str_key=key)
-    shell.input_transformers_cleanup.append(quiet_semicolon)
+    transformer = transform.make_transformer(make_async=_awaiting_cells())
+    transformer.mcp_notebook = True  # type: ignore[attr-defined]
+    shell.input_transformers_cleanup.append(transformer)
+    shell.user_ns[transform.LINE_RUNNER] = magics.run_line_async
+    shell.user_ns[transform.CELL_RUNNER] = magics.run_cell_async
+    shell.user_ns_hidden.update({transform.LINE_RUNNER: None, transform.CELL_RUNNER: None})
+    _install_handlers(magics)
+
+
+def _install_handlers(magics: MCPMagics) -> None:
+    """Elicitation and sampling go to the waiting cell; the notebook's folder is a root.
+    Servers connected from now on declare these capabilities."""
+    client = magics.client
+    interaction = client.interaction
+
+    async def elicit(params: dict[str, Any]) -> Any:
+        kind = "url" if params.get("mode") == "url" else "elicitation"
+        return await interaction.ask_from_server(kind, current_server.get(), params)
+
+    async def sample(params: dict[str, Any]) -> Any:
+        return await interaction.ask_from_server("sampling", current_server.get(), params)
+
+    elicit.capability = {"form": {}, "url": {}}  # type: ignore[attr-defined]
+    client.handlers.elicitation = elicit
+    client.handlers.sampling = sample
+    if not client.roots:
+        client.set_roots([os.getcwd()])
+    client.notification_listeners.append(interaction.notification)
 
 
 def unload_ipython_extension(shell: Any) -> None:
     manager = shell.magics_manager
     manager.magics["line"].pop("mcp", None)
     manager.magics["cell"].pop("mcp_call", None)
-    shell.configurables[:] = [c for c in shell.configurables if not isinstance(c, MCPMagics)]
     display.unregister(shell)
-    if quiet_semicolon in shell.input_transformers_cleanup:
-        shell.input_transformers_cleanup.remove(quiet_semicolon)
+    shell.input_transformers_cleanup[:] = [
+        t for t in shell.input_transformers_cleanup if not getattr(t, "mcp_notebook", False)
+    ]
+    for name in (transform.LINE_RUNNER, transform.CELL_RUNNER):
+        shell.user_ns.pop(name, None)
+        shell.user_ns_hidden.pop(name, None)
+    for magics in [c for c in shell.configurables if isinstance(c, MCPMagics)]:
+        client = magics.client
+        client.interaction = ConsoleInteraction()
+        client.handlers.elicitation = client.handlers.sampling = None
+        client.notification_listeners.clear()
+    shell.configurables[:] = [c for c in shell.configurables if not isinstance(c, MCPMagics)]
     dispatch = shell.strdispatchers.get("complete_command")
     if dispatch is not None:
         for key in _COMPLETION_KEYS:

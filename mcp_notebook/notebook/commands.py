@@ -31,6 +31,15 @@ class Context:
 
 
 @dataclass
+class Deferred:
+    """A call that may ask a person: run blocking, or awaited (an awaiting cell gets
+    widget clicks on ipykernel 7; see transform.py)."""
+
+    run: Callable[[], Any]
+    arun: Callable[[], Any]
+
+
+@dataclass
 class Command:
     run: Callable[[Context, list[str]], Any]
     usage: str
@@ -331,7 +340,8 @@ def read(ctx: Context, tokens: list[str]) -> Any:
     parser.add_argument("--timeout", type=float)
     opts = parser.parse(tokens)
     kwargs = {} if opts.timeout is None else {"timeout": opts.timeout}
-    return _server(ctx, opts.server).read_resource(opts.uri, **kwargs)
+    server = _server(ctx, opts.server)
+    return Deferred(lambda: server.read_resource(opts.uri, **kwargs), lambda: server.aread_resource(opts.uri, **kwargs))
 
 
 @dataclass
@@ -367,13 +377,16 @@ def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]
     return opts, arguments
 
 
-def _call(ctx: Context, server_name: str, tool: str, arguments: dict[str, Any], opts: Any) -> Any:
+def _call(ctx: Context, server_name: str, tool: str, arguments: dict[str, Any], opts: Any) -> Deferred:
     kwargs: dict[str, Any] = {}
     if opts.timeout is not None:
         kwargs["timeout"] = opts.timeout
     if opts.no_validate:
         kwargs["validate"] = False
-    return _server(ctx, server_name).call_tool(tool, arguments, **kwargs)
+    server = _server(ctx, server_name)
+    return Deferred(
+        lambda: server.call_tool(tool, arguments, **kwargs), lambda: server.acall_tool(tool, arguments, **kwargs)
+    )
 
 
 def _tool_schema(ctx: Context, server_name: str, tool: str) -> dict[str, Any] | None:
@@ -408,12 +421,19 @@ def call_cell(ctx: Context, line: str, body: str) -> Any:
     if extra:
         raise UsageError(f"%%mcp_call: arguments go in the cell body, not on the line: {' '.join(extra)}")
     server_name, tool = target(opts.target)
-    result = _call(ctx, server_name, tool, body_arguments(body, ctx.namespace), opts)
-    if opts.output:
-        if not opts.output.isidentifier():
-            raise UsageError(f"-o {opts.output!r}: not a Python variable name")
-        ctx.namespace[opts.output] = result
-    return result
+    deferred = _call(ctx, server_name, tool, body_arguments(body, ctx.namespace), opts)
+    if opts.output and not opts.output.isidentifier():
+        raise UsageError(f"-o {opts.output!r}: not a Python variable name")
+
+    def store(result: Any) -> Any:
+        if opts.output:
+            ctx.namespace[opts.output] = result
+        return result
+
+    async def arun() -> Any:
+        return store(await deferred.arun())
+
+    return Deferred(lambda: store(deferred.run()), arun)
 
 
 @command(
@@ -430,7 +450,74 @@ def prompt(ctx: Context, tokens: list[str]) -> Any:
     server_name, name = target(tokens[0], "PROMPT")
     values = key_values(tokens[1:], ctx.namespace)
     arguments = {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
-    return _server(ctx, server_name).get_prompt(name, arguments)
+    server = _server(ctx, server_name)
+    return Deferred(lambda: server.get_prompt(name, arguments), lambda: server.aget_prompt(name, arguments))
+
+
+@command(
+    "roots [add PATH | remove PATH]",
+    "the folders offered to servers (the notebook's directory by default)",
+    """
+Servers that ask (roots/list) get these; connected servers are told when they change.
+  %mcp roots
+  %mcp roots add ~/data
+  %mcp roots remove ~/data
+""",
+)
+def roots(ctx: Context, tokens: list[str]) -> Any:
+    if tokens:
+        if len(tokens) != 2 or tokens[0] not in ("add", "remove"):
+            raise UsageError("%mcp roots: use %mcp roots, %mcp roots add PATH or %mcp roots remove PATH")
+        action, path = tokens
+        from ..runtime.client import _root
+
+        root = _root(path)
+        current = [r for r in ctx.client.roots if r["uri"] != root["uri"]]
+        if action == "add":
+            if path.startswith("file:") or "://" not in path:
+                import os.path
+
+                local = os.path.expanduser(path)
+                if "://" not in path and not os.path.isdir(local):
+                    raise UsageError(f"%mcp roots add: {path!r} is not a folder")
+            current.append(root)
+        elif len(current) == len(ctx.client.roots):
+            raise UsageError(f"%mcp roots remove: {path!r} is not a root; %mcp roots lists them")
+        ctx.client.set_roots(current)
+    return tables.roots_frame(ctx.client.roots)
+
+
+@command(
+    "subscribe SERVER URI",
+    "follow a resource: updates show in this cell (or go to a callback from the Python API)",
+    """
+  %mcp subscribe everything demo://resource/static/document/architecture.md
+  %mcp unsubscribe everything demo://resource/static/document/architecture.md
+""",
+)
+def subscribe(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("subscribe")
+    parser.add_argument("server")
+    parser.add_argument("uri")
+    opts = parser.parse(tokens)
+    server = _server(ctx, opts.server)
+    if not (server.capabilities.get("resources") or {}).get("subscribe"):
+        raise UsageError(f"{opts.server} does not offer resource subscriptions")
+    from .cards import SubscriptionView
+
+    view = SubscriptionView(opts.server, opts.uri)
+    server.subscribe(opts.uri, view.updated)
+    return view
+
+
+@command("unsubscribe SERVER URI", "stop following a resource", "  %mcp unsubscribe everything URI")
+def unsubscribe(ctx: Context, tokens: list[str]) -> None:
+    parser = Parser("unsubscribe")
+    parser.add_argument("server")
+    parser.add_argument("uri")
+    opts = parser.parse(tokens)
+    _server(ctx, opts.server).unsubscribe(opts.uri)
+    ctx.out(f"{opts.server}: no longer following {opts.uri}")
 
 
 @command("help [SUBCOMMAND]", "this help, or one subcommand's", "  %mcp help call")

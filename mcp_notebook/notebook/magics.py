@@ -6,22 +6,24 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
-from traitlets import Bool, Float, Int, observe
+from traitlets import Bool, Dict, Enum, Float, Int, observe
 
 from ..errors import (
     ArgumentError,
     ConfigError,
     MCPError,
     NotConnected,
+    ToolDenied,
     UnknownServer,
     UnknownTool,
 )
 from ..runtime.client import Client, get_client
 from . import commands, display
+from .bridge import NotebookInteraction
 from .parsing import split
 
 # Errors the user fixes by typing something else: one line, no traceback.
-_USER_ERRORS = (ArgumentError, ConfigError, NotConnected, UnknownServer, UnknownTool)
+_USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool)
 
 
 def _one_line(error: MCPError) -> MCPError:
@@ -48,10 +50,32 @@ class MCPMagics(Magics):
     )
     max_tokens = Int(25_000, help="Cut the display of a result here (the data is kept whole).").tag(config=True)
     max_rows = Int(60, help="Rows of a table shown in a result or resource.").tag(config=True)
+    approval = Enum(
+        ["destructive", "always", "never"],
+        "destructive",
+        help="Ask before calling: 'destructive' tools (annotated so, and not read-only), 'always', or 'never'.",
+    ).tag(config=True)
+    approval_allow = Dict(
+        help="Tools that never ask, by server: {'server': ['tool', 'glob*']}; '*' for any server."
+    ).tag(config=True)
+    approval_deny = Dict(help="Tools that are refused, by server (deny wins over allow).").tag(config=True)
+    headless_approval = Enum(
+        ["deny", "allow"], "deny", help="Where nobody can answer (nbclient, papermill): deny or allow a call that asks."
+    ).tag(config=True)
+    prompt_mode = Enum(
+        ["auto", "widgets", "stdin", "headless"],
+        "auto",
+        help="How to ask a person: auto picks per kernel; widgets, stdin or headless force one.",
+    ).tag(config=True)
+    show_logs = Bool(True, help="Show a server's log messages in the cell of the call that caused them.").tag(
+        config=True
+    )
 
     def __init__(self, shell: Any, client: Client | None = None) -> None:
         super().__init__(shell)
         self.client = client or get_client()
+        if not isinstance(self.client.interaction, NotebookInteraction):
+            self.client.interaction = NotebookInteraction()
         self._apply()
 
     @observe(
@@ -62,6 +86,12 @@ class MCPMagics(Magics):
         "warn_tokens",
         "max_tokens",
         "max_rows",
+        "approval",
+        "approval_allow",
+        "approval_deny",
+        "headless_approval",
+        "prompt_mode",
+        "show_logs",
     )
     def _settings_changed(self, change: Any) -> None:
         self._apply()
@@ -75,6 +105,15 @@ class MCPMagics(Magics):
         display.options.warn_tokens = self.warn_tokens
         display.options.max_tokens = self.max_tokens
         display.options.max_rows = self.max_rows
+        policy = self.client.approval
+        policy.mode = self.approval
+        policy.allow = {k: list(v) for k, v in self.approval_allow.items()}
+        policy.deny = {k: list(v) for k, v in self.approval_deny.items()}
+        interaction = self.client.interaction
+        if isinstance(interaction, NotebookInteraction):
+            interaction.headless_approval = self.headless_approval
+            interaction.mode_setting = self.prompt_mode
+            interaction.show_logs = self.show_logs
 
     def _context(self) -> commands.Context:
         return commands.Context(self.client, self.shell.user_ns)
@@ -110,7 +149,27 @@ class MCPMagics(Magics):
     @staticmethod
     def _run(fn: Any, *args: Any) -> Any:
         try:
-            return fn(*args)
+            value = fn(*args)
+            return value.run() if isinstance(value, commands.Deferred) else value
+        except _USER_ERRORS as e:
+            raise UsageError(str(e)) from None
+        except MCPError as e:
+            raise _one_line(e) from None
+
+    async def run_line_async(self, line: str) -> Any:
+        """What an awaited ``%mcp call|read|prompt`` line runs (see transform.py)."""
+        tokens = split(line.rstrip().removesuffix(";"))
+        entry = commands.COMMANDS[tokens[0]]
+        return await self._arun(entry.run, self._context(), tokens[1:])
+
+    async def run_cell_async(self, line: str, cell: str) -> Any:
+        return await self._arun(commands.call_cell, self._context(), line, cell)
+
+    @staticmethod
+    async def _arun(fn: Any, *args: Any) -> Any:
+        try:
+            value = fn(*args)
+            return await value.arun() if isinstance(value, commands.Deferred) else value
         except _USER_ERRORS as e:
             raise UsageError(str(e)) from None
         except MCPError as e:

@@ -109,6 +109,10 @@ def prompts_frame(prompts: Iterable[Prompt]) -> pd.DataFrame:
     return _fields_frame(prompts, PROMPT_COLUMNS, arguments=prompt_arguments)
 
 
+def roots_frame(roots: list[dict[str, Any]]) -> pd.DataFrame:
+    return _frame([{"uri": r.get("uri"), "name": r.get("name")} for r in roots], ["uri", "name"])
+
+
 # -- results -----------------------------------------------------------------------------
 
 

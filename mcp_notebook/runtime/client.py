@@ -5,18 +5,22 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
 
+from ..core.approval import ApprovalPolicy
 from ..core.config import ServerConfig, check_server_name, load_config
 from ..core.naming import ToolNames
 from ..core.session import Handlers
 from ..core.types import CallResult, Status
 from ..errors import UnknownServer, UnknownTool
+from .interaction import ConsoleInteraction, Interaction
 from .loop import LoopThread, default_loop
 from .server import _DEFAULT, Server, Settings
 
 JSON = dict[str, Any]
+T = TypeVar("T")
 
 
 class Client:
@@ -35,10 +39,17 @@ class Client:
         *,
         handlers: Handlers | None = None,
         settings: Settings | None = None,
+        approval: ApprovalPolicy | None = None,
+        interaction: Interaction | None = None,
         loop: LoopThread | None = None,
     ) -> None:
         self.handlers = handlers or Handlers()
         self.settings = settings or Settings()
+        self.approval = approval or ApprovalPolicy()
+        self.interaction: Interaction = interaction or ConsoleInteraction()
+        self._roots: list[JSON] = []
+        # Called as fn(server_name, method, params) for every server's notifications.
+        self.notification_listeners: list[Callable[[str, str, JSON], Any]] = []
         self._loop_thread = loop or default_loop()
         self._servers: dict[str, Server] = {}
         self._tool_names = ToolNames()
@@ -47,6 +58,45 @@ class Client:
     def __repr__(self) -> str:
         connected = sum(s.status is Status.CONNECTED for s in self._servers.values())
         return f"<Client servers={len(self._servers)} connected={connected}>"
+
+    # -- waiting -----------------------------------------------------------------------
+
+    def _run(self, coro: Coroutine[Any, Any, T], server: str | None = None) -> T:
+        """Block for ``coro`` (run on the background loop), answering prompts meanwhile;
+        ``server`` is the one it talks to (its log messages show while it waits)."""
+        loop = self._loop_thread
+        if not self.interaction.services_prompts or loop.in_loop_thread():
+            return loop.run(coro)
+        future, cancel = loop.submit(coro)
+        return self.interaction.wait(future, cancel, server)
+
+    def _awaitable(self, coro: Coroutine[Any, Any, T], server: str | None = None) -> Coroutine[Any, Any, T]:
+        """``coro`` made awaitable from any event loop, answering prompts meanwhile."""
+        loop = self._loop_thread
+        if not self.interaction.services_prompts or loop.in_loop_thread():
+            return loop.wrap(coro)
+        future, cancel = loop.submit(coro)
+        return self.interaction.await_(future, cancel, server)
+
+    # -- roots ---------------------------------------------------------------------------
+
+    @property
+    def roots(self) -> list[JSON]:
+        """The roots offered to servers (``{"uri": "file://…", "name": …}``)."""
+        return list(self._roots)
+
+    def set_roots(self, roots: Sequence[str | os.PathLike[str] | JSON]) -> None:
+        """Offer these folders (paths or ``file://`` URIs) to servers; connected servers are
+        told (``notifications/roots/list_changed``). Servers connected from now on see the
+        roots capability."""
+        self._roots = [_root(r) for r in roots]
+        if self.handlers.roots is None:
+            self.handlers.roots = lambda params: {"roots": self.roots}
+        for server in self:
+            if server.status is Status.CONNECTED and "roots" in (
+                server._session.capabilities() if server._session else {}
+            ):
+                self._loop_thread.run(server._notify("notifications/roots/list_changed"))
 
     # -- the registry ------------------------------------------------------------------
 
@@ -171,7 +221,7 @@ class Client:
         startup_timeout: float | None = None,
         connect: bool = True,
     ) -> Server:
-        return self._loop_thread.run(
+        return self._run(
             self.aadd(
                 name,
                 command,
@@ -187,24 +237,25 @@ class Client:
         )
 
     def add_config(self, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True) -> Server:
-        return self._loop_thread.run(self.aadd_config(config, startup_timeout=startup_timeout, connect=connect))
+        return self._run(self.aadd_config(config, startup_timeout=startup_timeout, connect=connect))
 
     def load(self, path: str | os.PathLike[str] = ".mcp.json", *, connect: bool = True) -> list[Server]:
-        return self._loop_thread.run(self.aload(path, connect=connect))
+        return self._run(self.aload(path, connect=connect))
 
     def remove(self, name: str) -> None:
-        self._loop_thread.run(self.aremove(name))
+        self._run(self.aremove(name))
 
     def restart(self, name: str) -> Server:
-        return self._loop_thread.run(self.arestart(name))
+        return self._run(self.arestart(name))
 
     def close(self) -> None:
-        self._loop_thread.run(self.aclose())
+        self._run(self.aclose())
 
     def call_tool(
         self, qualified_name: str, arguments: JSON | None = None, *, timeout: float | None = _DEFAULT, **kwargs: Any
     ) -> CallResult:
-        return self._loop_thread.run(self.acall_tool(qualified_name, arguments, timeout=timeout, **kwargs))
+        server, tool = self.resolve_tool(qualified_name)
+        return server.call_tool(tool, arguments, timeout=timeout, **kwargs)
 
     def status(self) -> list[JSON]:
         """One row per server: name, transport, status, server, version, protocol, error."""
@@ -220,6 +271,16 @@ class Client:
             }
             for s in self._servers.values()
         ]
+
+
+def _root(value: str | os.PathLike[str] | JSON) -> JSON:
+    if isinstance(value, dict):
+        return dict(value)
+    text = os.fspath(value)
+    if "://" in text:
+        return {"uri": text, "name": text.rstrip("/").rsplit("/", 1)[-1] or text}
+    path = Path(text).expanduser().resolve()
+    return {"uri": path.as_uri(), "name": path.name or str(path)}
 
 
 _default_client: Client | None = None

@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.config import ServerConfig
-from ..core.protocol import LOG_LEVELS
+from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
 from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
@@ -23,11 +23,14 @@ from ..errors import (
     NotConnected,
     ProtocolError,
     RequestTimeout,
+    RPCError,
     ServerExited,
     StartupError,
+    ToolDenied,
     TransportError,
     UnknownTool,
 )
+from .interaction import ApprovalRequest
 from .loop import LoopThread
 
 if TYPE_CHECKING:
@@ -45,7 +48,7 @@ def _on_loop(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(self: Server, *args: Any, **kwargs: Any) -> Any:
         # Returns the coroutine itself on the loop's own thread: one frame fewer there.
-        return self._loop.wrap(fn(self, *args, **kwargs))
+        return self._client._awaitable(fn(self, *args, **kwargs), self.name)
 
     if hasattr(inspect, "markcoroutinefunction"):  # Python >= 3.12
         inspect.markcoroutinefunction(wrapper)
@@ -99,7 +102,7 @@ class Server:
         return self._client._loop_thread
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return self._loop.run(coro)
+        return self._client._run(coro, self.name)
 
     def __repr__(self) -> str:
         detail = f" {self.server_info.get('name')} {self.server_info.get('version')}" if self.server_info else ""
@@ -253,6 +256,8 @@ class Server:
                 self._session._safe_call(callback, params.get("uri"), params)  # type: ignore[union-attr]
         for listener in list(self._listeners):
             self._session._safe_call(listener, method, params)  # type: ignore[union-attr]
+        for hook in list(self._client.notification_listeners):
+            self._session._safe_call(hook, self.name, method, params)  # type: ignore[union-attr]
 
     # -- operations --------------------------------------------------------------------
     # Each has an awaitable twin (a-prefixed) that runs on the background loop, and a
@@ -262,7 +267,9 @@ class Server:
         session = self._connected()
         if timeout is _DEFAULT:
             timeout = self._client.settings.request_timeout
-        if session.can_block and not self._loop.in_loop_thread():
+        # The fast path waits right here; with a person to ask (a notebook), waiting goes
+        # through the interaction so that the server's questions can be answered.
+        if session.can_block and not self._client.interaction.services_prompts and not self._loop.in_loop_thread():
             return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
         return self._run(session.request(method, params, timeout=timeout, on_progress=on_progress))
 
@@ -272,6 +279,9 @@ class Server:
         if timeout is _DEFAULT:
             timeout = self._client.settings.request_timeout
         return self._connected().request(method, params, timeout=timeout, on_progress=on_progress)
+
+    async def _notify(self, method: str, params: JSON | None = None) -> None:
+        await self._connected().notify(method, params)
 
     @_on_loop
     async def aping(self) -> None:
@@ -326,6 +336,12 @@ class Server:
         return index.get(name)
 
     async def _tool(self, name: str) -> JSON:
+        tool = await self._find_tool(name, required=True)
+        assert tool is not None
+        return tool
+
+    async def _find_tool(self, name: str, required: bool) -> JSON | None:
+        """The tool's listing entry; UnknownTool if it is required and not there."""
         tool = self._cached_tool(name)
         if tool is not None:
             return tool
@@ -333,7 +349,7 @@ class Server:
         # Not listed yet, or the listing is stale (a server that forgot list_changed).
         raws = await session.list_all("tools", refresh=session.cached("tools") is not None)
         tool = self._cached_tool(name) or next((r for r in raws if r.get("name") == name), None)
-        if tool is None:
+        if tool is None and required:
             low = name.lower()
             close = [str(r.get("name")) for r in raws if low in str(r.get("name")).lower()]
             hint = f"; did you mean {', '.join(map(repr, close[:3]))}?" if close else "; list_tools() shows them"
@@ -356,7 +372,6 @@ class Server:
         output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
         return CallResult.from_raw(self.name, name, raw, output_error)
 
-    @_on_loop
     async def acall_tool(
         self,
         name: str,
@@ -367,13 +382,22 @@ class Server:
         on_progress: ProgressCallback | None = None,
     ) -> CallResult:
         """Call a tool. Arguments are checked against its inputSchema first unless
-        ``validate=False``; ``timeout`` restarts whenever the server reports progress;
+        ``validate=False``; the approval policy may ask a person first (ToolDenied if they
+        say no: nothing is sent); ``timeout`` restarts whenever the server reports progress;
         ``on_progress(progress, total, message)`` runs on the background loop."""
         arguments, check = self._check_call(name, arguments, validate)
-        tool = (self._cached_tool(name) or await self._tool(name)) if check else None
-        if tool is not None:
+        tool = self._cached_tool(name)
+        if tool is None and (check or self._client.approval.mode != "never"):
+            tool = await self._client._awaitable(self._find_tool(name, required=check), self.name)
+        if check and tool is not None:
             validate_arguments(tool, arguments)
-        raw = await self._arequest("tools/call", {"name": name, "arguments": arguments}, timeout, on_progress)
+        request = self._approval_request(name, tool, arguments)
+        if request is not None:
+            self._answer_approval(request, await self._client.interaction.aapprove(request))
+        progress = self._progress(name, on_progress)
+        raw = await self._client._awaitable(
+            self._arequest("tools/call", _call_params(name, arguments), timeout, progress)
+        )
         return self._call_result(name, tool, raw)
 
     def call_tool(
@@ -386,11 +410,66 @@ class Server:
         on_progress: ProgressCallback | None = None,
     ) -> CallResult:
         arguments, check = self._check_call(name, arguments, validate)
-        tool = (self._cached_tool(name) or self._run(self._tool(name))) if check else None
-        if tool is not None:
+        tool = self._cached_tool(name)
+        if tool is None and (check or self._client.approval.mode != "never"):
+            tool = self._run(self._find_tool(name, required=check))
+        if check and tool is not None:
             validate_arguments(tool, arguments)
-        raw = self._request("tools/call", {"name": name, "arguments": arguments}, timeout, on_progress)
+        request = self._approval_request(name, tool, arguments)
+        if request is not None:
+            self._answer_approval(request, self._client.interaction.approve(request))
+        progress = self._progress(name, on_progress)
+        try:
+            raw = self._request("tools/call", _call_params(name, arguments), timeout, progress)
+        except RPCError as e:
+            raise self._url_required(e) from None
         return self._call_result(name, tool, raw)
+
+    def _approval_request(self, name: str, tool: JSON | None, arguments: JSON) -> ApprovalRequest | None:
+        """None when the policy lets the call through; ToolDenied when it forbids it."""
+        annotations = (tool or {}).get("annotations") or {}
+        decision = self._client.approval.decide(self.name, name, annotations)
+        if decision == "allow":
+            return None
+        if decision == "deny":
+            raise ToolDenied(f"{self.name}.{name} is on the deny list; nothing was sent")
+        title = (tool or {}).get("title") or annotations.get("title")
+        return ApprovalRequest(self.name, name, title, annotations, arguments)
+
+    def _answer_approval(self, request: ApprovalRequest, answer: str) -> None:
+        if answer == "always":
+            self._client.approval.always_allowed.add((request.server, request.tool))
+        elif answer != "approve":
+            raise ToolDenied(f"{request.server}.{request.tool} was denied; nothing was sent")
+
+    def _url_required(self, error: RPCError) -> RPCError:
+        """-32042: the server needs the person to visit a page first. Show it (where a
+        person can see it) and say to run the call again afterwards."""
+        if error.code != URL_ELICITATION_REQUIRED:
+            return error
+        elicitations = (error.data or {}).get("elicitations") if isinstance(error.data, dict) else None
+        show = getattr(self._client.interaction, "show_urls", None)
+        if show is not None and elicitations:
+            show(self.name, elicitations)
+        urls = ", ".join(str(e.get("url")) for e in elicitations or [])
+        return RPCError(
+            error.code,
+            f"{self.name} needs you to complete a step in your browser first ({urls}); then call again",
+            error.data,
+        )
+
+    def _progress(self, tool: str, on_progress: ProgressCallback | None) -> ProgressCallback | None:
+        """The caller's progress callback, plus the interaction's (a progress bar)."""
+        show = getattr(self._client.interaction, "progress", None)
+        if show is None:
+            return on_progress
+
+        def both(progress: float, total: float | None, message: str | None) -> None:
+            show(self.name, tool, progress, total, message)
+            if on_progress is not None:
+                on_progress(progress, total, message)
+
+        return both
 
     @_on_loop
     async def aread_resource(self, uri: str, *, timeout: float | None = _DEFAULT) -> ReadResult:
@@ -462,6 +541,10 @@ class Server:
 
     def request(self, method: str, params: JSON | None = None, *, timeout: float | None = _DEFAULT) -> JSON:
         return self._request(method, params, timeout)
+
+
+def _call_params(name: str, arguments: JSON) -> JSON:
+    return {"name": name, "arguments": arguments}
 
 
 def _prompt_params(name: str, arguments: dict[str, Any] | None) -> JSON:

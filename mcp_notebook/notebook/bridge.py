@@ -1,0 +1,389 @@
+"""The UI bridge: how a waiting cell shows a card and receives the person's answer.
+
+A widget click reaches the kernel as a comm message on the shell channel, which is busy
+running the cell; whether it gets through depends on the kernel (measured):
+
+- ipykernel 6: only if the cell itself processes UI events while it blocks (jupyter-ui-poll);
+- ipykernel 7.0-7.3: a blocked or awaiting cell gets clicks the frontend sends on a
+  subshell (JupyterLab >= 4.4, Notebook >= 7.4 do);
+- ipykernel >= 7.4: an awaiting cell gets them; a blocked one never does.
+
+So the bridge picks per kernel and per context (a blocking call, or an ``await``): widgets
+where clicks can arrive, ``input()`` on stdin where they cannot (it works in JupyterLab,
+Notebook, VS Code, Colab and terminal IPython), and the headless policy where nobody can
+answer (nbclient, papermill: no stdin), saying so in one line. The magics that can prompt
+are made awaitable on ipykernel 7 (see transform.py), so they use widgets there.
+
+Questions the server asks during a call arrive on the background loop; they are handed to
+the cell that waits for that call, which shows them: output then lands in the right cell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import enum
+import json
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from IPython import get_ipython
+from IPython.display import display
+
+from ..errors import RPCError
+from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, headless_message
+from . import console
+
+T = TypeVar("T")
+
+
+class Mode(str, enum.Enum):
+    WIDGET_AWAIT = "widgets (awaiting cell)"
+    WIDGET_BLOCK = "widgets (blocked cell, clicks on a subshell)"
+    WIDGET_POLL = "widgets (polling UI events)"
+    STDIN = "stdin"
+    HEADLESS = "headless"
+
+
+def _ipykernel_version() -> tuple[int, int] | None:
+    try:
+        import ipykernel
+    except ImportError:
+        return None
+    parts = ipykernel.__version__.split(".")
+    return int(parts[0]), int(parts[1])
+
+
+def choose_mode(setting: str, in_async: bool) -> Mode:
+    """The mechanism for this kernel and context; ``setting`` may force one."""
+    forced = {"widgets": None, "stdin": Mode.STDIN, "headless": Mode.HEADLESS}.get(setting)
+    if forced is not None:
+        return forced
+    shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:  # terminal IPython, or plain Python
+        return Mode.STDIN if sys.stdin is not None and not sys.stdin.closed else Mode.HEADLESS
+    if not getattr(kernel, "_allow_stdin", False) and setting != "widgets":
+        return Mode.HEADLESS  # a headless runner: no frontend to click, no stdin to type
+    version = _ipykernel_version() or (6, 0)
+    if version[0] < 7:
+        return Mode.WIDGET_POLL
+    if in_async:
+        return Mode.WIDGET_AWAIT
+    if version < (7, 4):
+        return Mode.WIDGET_BLOCK
+    return Mode.STDIN if setting != "widgets" else Mode.WIDGET_BLOCK
+
+
+@dataclass
+class Question:
+    """A card to show and its answer. ``kind``: approval, elicitation, url, sampling."""
+
+    kind: str
+    server: str
+    params: Any
+    answer: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
+    card: Any = None
+
+
+class _Waiter:
+    """A cell waiting for a call: what the background loop hands it arrives here."""
+
+    def __init__(
+        self, cancel: Callable[[], None], server: str | None, loop: asyncio.AbstractEventLoop | None = None
+    ) -> None:
+        self.cancel = cancel
+        self.server = server
+        self.loop = loop
+        self.inbox: queue.Queue[tuple[str, Any]] | asyncio.Queue[tuple[str, Any]] = (
+            asyncio.Queue() if loop is not None else queue.Queue()
+        )
+        self.progress: dict[tuple[str, str], Any] = {}
+
+    def post(self, kind: str, item: Any) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.inbox.put_nowait, (kind, item))  # type: ignore[arg-type]
+        else:
+            self.inbox.put((kind, item))  # type: ignore[arg-type]
+
+
+class NotebookInteraction:
+    """The Interaction the magics install: cards in the cell, or stdin, or the policy."""
+
+    services_prompts = True
+
+    def __init__(self) -> None:
+        self.mode_setting: Literal["auto", "widgets", "stdin", "headless"] = "auto"
+        self.headless_approval: Literal["deny", "allow"] = "deny"
+        self.headless_elicitation: Literal["decline", "cancel"] = "decline"
+        self.sampler: Callable[[dict[str, Any]], Any] | None = None  # drafts a sampling reply
+        self.sampling_needs_approval = True
+        self.show_logs = True
+        self._waiters: list[_Waiter] = []
+        self._lock = threading.Lock()
+        self._url_cards: dict[str, Any] = {}
+
+    # -- approval (in the caller's context, before anything is sent) ---------------------
+
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return self._ask_now(Question("approval", request.server, request), in_async=False)
+
+    async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return await self._aask_now(Question("approval", request.server, request))
+
+    # -- waiting for a call -------------------------------------------------------------
+
+    def wait(self, future: concurrent.futures.Future[T], cancel: Callable[[], None], server: str | None = None) -> T:
+        waiter = _Waiter(cancel, server)
+        future.add_done_callback(lambda _: waiter.post("done", None))
+        self._push(waiter)
+        try:
+            while True:
+                kind, item = waiter.inbox.get()  # type: ignore[misc]
+                if kind == "done":
+                    return future.result()
+                self._handle(waiter, kind, item, in_async=False)
+        except KeyboardInterrupt:
+            cancel()
+            self._close_all(waiter, "interrupted")
+            try:
+                future.exception(2)
+            except BaseException:
+                pass
+            raise
+        finally:
+            self._pop(waiter)
+
+    async def await_(
+        self, future: concurrent.futures.Future[T], cancel: Callable[[], None], server: str | None = None
+    ) -> T:
+        waiter = _Waiter(cancel, server, asyncio.get_running_loop())
+        future.add_done_callback(lambda _: waiter.post("done", None))
+        self._push(waiter)
+        try:
+            while True:
+                kind, item = await waiter.inbox.get()  # type: ignore[misc]
+                if kind == "done":
+                    return future.result()
+                if kind == "question":
+                    await self._ahandle_question(item)
+                else:
+                    self._handle(waiter, kind, item, in_async=True)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            cancel()
+            self._close_all(waiter, "interrupted")
+            raise
+        finally:
+            self._pop(waiter)
+
+    def _push(self, waiter: _Waiter) -> None:
+        with self._lock:
+            self._waiters.append(waiter)
+
+    def _pop(self, waiter: _Waiter) -> None:
+        with self._lock:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+        for card in waiter.progress.values():
+            card.finish("done")
+
+    def _current(self) -> _Waiter | None:
+        with self._lock:
+            return self._waiters[-1] if self._waiters else None
+
+    def _close_all(self, waiter: _Waiter, note: str) -> None:
+        for card in waiter.progress.values():
+            card.finish(note)
+
+    def _handle(self, waiter: _Waiter, kind: str, item: Any, in_async: bool) -> None:
+        if kind == "question":
+            question: Question = item
+            try:
+                question.answer.set_result(self._ask_now(question, in_async=in_async))
+            except BaseException as e:
+                if not question.answer.done():
+                    question.answer.set_exception(e if isinstance(e, Exception) else RuntimeError("interrupted"))
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+        elif kind == "progress":
+            server, tool, progress, total, message = item
+            card = waiter.progress.get((server, tool))
+            if card is None:
+                from .cards import ProgressCard
+
+                card = waiter.progress[(server, tool)] = ProgressCard(server, tool, waiter.cancel)
+                display(card.widget)
+            card.update(progress, total, message)
+        elif kind == "log":
+            server, params = item
+            data = params.get("data")
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            logger = f" {params['logger']}:" if params.get("logger") else ""
+            print(f"[{server} {params.get('level', 'info')}]{logger} {text}")
+        elif kind == "url-complete":
+            card = self._url_cards.pop(item, None)
+            if card is not None:
+                card.completed()
+
+    async def _ahandle_question(self, question: Question) -> None:
+        try:
+            question.answer.set_result(await self._aask_now(question))
+        except Exception as e:
+            if not question.answer.done():
+                question.answer.set_exception(e)
+
+    # -- asking, by mechanism -----------------------------------------------------------
+
+    def _ask_now(self, question: Question, in_async: bool) -> Any:
+        mode = choose_mode(self.mode_setting, in_async)
+        if mode is Mode.HEADLESS:
+            return self._headless(question)
+        if mode is Mode.STDIN:
+            return console.ask(question, self)
+        card = self._card(question)
+        done = threading.Event()
+        card.on_answer(lambda _: done.set())
+        display(card.widget)
+        try:
+            if mode is Mode.WIDGET_POLL:
+                from jupyter_ui_poll import ui_events
+
+                with ui_events() as poll:
+                    while not done.is_set() and not question.answer.done():
+                        poll(10)
+                        time.sleep(0.02)
+            else:
+                while not done.wait(0.1) and not question.answer.done():
+                    pass
+        except KeyboardInterrupt:
+            card.close("interrupted")
+            raise
+        if not card.answered:
+            card.close("withdrawn by the server")
+        return self._result(question, card.answer)
+
+    async def _aask_now(self, question: Question) -> Any:
+        mode = choose_mode(self.mode_setting, in_async=True)
+        if mode is not Mode.WIDGET_AWAIT:
+            return self._ask_now(question, in_async=True)
+        card = self._card(question)
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[Any] = loop.create_future()
+        card.on_answer(lambda a: loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(a)))
+        question.answer.add_done_callback(
+            lambda _: loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(None))
+        )
+        display(card.widget)
+        try:
+            await answered
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            card.close("interrupted")
+            raise
+        if not card.answered:
+            card.close("withdrawn by the server")
+        return self._result(question, card.answer)
+
+    def _card(self, question: Question) -> Any:
+        from . import cards
+
+        if question.kind == "approval":
+            card = cards.ApprovalCard(question.params)
+        elif question.kind == "url":
+            card = cards.UrlCard(question.server, question.params)
+            if card.elicitation_id:
+                self._url_cards[card.elicitation_id] = card
+        elif question.kind == "sampling":
+            draft, model = self._draft(question.params)
+            card = cards.SamplingCard(question.server, question.params, draft, model)
+        else:
+            card = cards.ElicitationCard(question.server, question.params)
+        question.card = card
+        return card
+
+    def _draft(self, params: dict[str, Any]) -> tuple[str, str]:
+        if self.sampler is None:
+            return "", "human"
+        reply = self.sampler(params)
+        if isinstance(reply, dict):
+            content = reply.get("content") or {}
+            return str(content.get("text", "")), str(reply.get("model", "callback"))
+        return str(reply), "callback"
+
+    def _result(self, question: Question, answer: Any) -> Any:
+        if question.kind == "sampling" and answer is None:
+            raise RPCError(-1, "the user declined the sampling request")
+        if question.kind in ("elicitation", "url") and answer is None:
+            return {"action": "cancel"}
+        if question.kind == "approval" and answer is None:
+            return "deny"
+        return answer
+
+    def _headless(self, question: Question) -> Any:
+        if question.kind == "approval":
+            allowed = self.headless_approval == "allow"
+            print(headless_message(question.params, allowed), file=sys.stderr)
+            return "approve" if allowed else "deny"
+        if question.kind == "sampling":
+            print(f"mcp-notebook: {question.server} asked for a model reply and nobody can answer here: "
+                  "declined (give one with the sampler setting)", file=sys.stderr)  # fmt: skip
+            raise RPCError(-1, "no one can answer sampling requests here (headless)")
+        action = self.headless_elicitation
+        print(f"mcp-notebook: {question.server} asked for input and nobody can answer here: {action}",
+              file=sys.stderr)  # fmt: skip
+        return {"action": action}
+
+    # -- what the background loop calls ------------------------------------------------
+
+    def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
+        waiter = self._current()
+        if waiter is not None:
+            waiter.post("progress", (server, tool, progress, total, message))
+
+    def notification(self, server: str, method: str, params: dict[str, Any]) -> None:
+        waiter = self._current()
+        if waiter is None:
+            return
+        if method == "notifications/message" and self.show_logs and waiter.server == server:
+            waiter.post("log", (server, params))  # only in the cell of a call to that server
+        elif method == "notifications/elicitation/complete":
+            waiter.post("url-complete", params.get("elicitationId"))
+
+    def show_urls(self, server: str, elicitations: list[dict[str, Any]]) -> None:
+        """Pages a server needs visited before a call can work (error -32042): shown, not
+        waited for (the call already failed; the person runs it again afterwards)."""
+        if choose_mode(self.mode_setting, in_async=False) in (Mode.STDIN, Mode.HEADLESS):
+            for e in elicitations:
+                print(f"{server}: {e.get('message', 'open this page')}: {e.get('url')}", file=sys.stderr)
+            return
+        from .cards import UrlCard
+
+        for e in elicitations:
+            card = UrlCard(server, e)
+            if card.elicitation_id:
+                self._url_cards[card.elicitation_id] = card
+            display(card.widget)
+
+    async def ask_from_server(self, kind: str, server: str, params: dict[str, Any]) -> Any:
+        """A server's request (elicitation, sampling) on the background loop: hand it to
+        the waiting cell and wait for the answer; with no cell waiting, the policy."""
+        if kind == "sampling" and self.sampler is not None and not self.sampling_needs_approval:
+            draft, model = self._draft(params)
+            return {"role": "assistant", "content": {"type": "text", "text": draft}, "model": model,
+                    "stopReason": "endTurn"}  # fmt: skip
+        waiter = self._current()
+        question = Question(kind, server, params)
+        if waiter is None:
+            return self._headless(question)
+        waiter.post("question", question)
+        try:
+            return await asyncio.wrap_future(question.answer)
+        except asyncio.CancelledError:  # the server withdrew it (notifications/cancelled)
+            if question.card is not None:
+                question.card.close("withdrawn by the server")
+            question.answer.cancel()
+            raise

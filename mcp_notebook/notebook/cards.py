@@ -1,0 +1,361 @@
+"""The cards a person answers in a cell: approval, elicitation (form and URL), sampling,
+and a progress bar. The only module besides widgets tests that imports ipywidgets.
+
+Each card has ``.widget`` to display, ``.answer`` once answered, and ``on_answer(fn)``.
+Button labels are fixed (docs and tests rely on them): "Accept", "Decline", "Cancel" for
+elicitation; "Approve", "Always allow", "Deny" for approval.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as w
+
+from ..runtime.interaction import ApprovalRequest
+
+_BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
+_PRE = "white-space:pre-wrap;margin:2px 0;padding:4px;background:rgba(127,127,127,0.08);border-radius:3px"
+_FORMATS = {
+    "email": ("name@example.org", re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")),
+    "uri": ("https://…", re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")),
+    "date": ("YYYY-MM-DD", re.compile(r"^\d{4}-\d{2}-\d{2}$")),
+    "date-time": (
+        "YYYY-MM-DDThh:mm:ssZ",
+        re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})?$"),
+    ),
+}
+
+
+class Card:
+    """A question in a cell: one answer, then the buttons go away."""
+
+    def __init__(self) -> None:
+        self.answer: Any = None
+        self.answered = False
+        self._callbacks: list[Callable[[Any], None]] = []
+        self.status = w.HTML()
+        self.widget: w.Box = w.VBox()
+
+    def on_answer(self, callback: Callable[[Any], None]) -> None:
+        self._callbacks.append(callback)
+        if self.answered:
+            callback(self.answer)
+
+    def _finish(self, answer: Any, note: str) -> None:
+        if self.answered:
+            return
+        self.answer, self.answered = answer, True
+        self._disable()
+        self.status.value = f"<i>{html.escape(note)}</i>"
+        for callback in self._callbacks:
+            callback(answer)
+
+    def _disable(self) -> None:
+        for child in _walk(self.widget):
+            if hasattr(child, "disabled"):
+                child.disabled = True
+
+    def close(self, note: str) -> None:
+        """Stop asking (interrupted, cancelled by the server, timed out)."""
+        if not self.answered:
+            self.answered = True
+            self._disable()
+            self.status.value = f"<i>{html.escape(note)}</i>"
+
+
+def _walk(widget: Any) -> list[Any]:
+    out = [widget]
+    for child in getattr(widget, "children", ()):
+        out.extend(_walk(child))
+    return out
+
+
+def _buttons(*specs: tuple[str, str, Callable[[Any], None]]) -> w.HBox:
+    buttons = []
+    for label, style, handler in specs:
+        button = w.Button(description=label, button_style=style)
+        button.on_click(handler)
+        buttons.append(button)
+    return w.HBox(buttons)
+
+
+class ApprovalCard(Card):
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__()
+        self.request = request
+        hints = (
+            "".join(
+                f"<tr><td>{html.escape(k)}</td><td>{html.escape(json.dumps(v))}</td></tr>"
+                for k, v in request.annotations.items()
+            )
+            or "<tr><td colspan=2>none</td></tr>"
+        )
+        title = f" — {html.escape(request.title)}" if request.title else ""
+        arguments = html.escape(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
+        head = w.HTML(
+            f"<b>🔐 Approve a tool call?</b> <code>{html.escape(request.server)}.{html.escape(request.tool)}</code>{title}"
+            f"<table style='font-size:0.9em'>{hints}</table>"
+            "<div style='color:#777;font-size:0.85em'>Annotations are hints from the server, not verified.</div>"
+            f"<pre style='{_PRE}'>{arguments}</pre>"
+        )
+        self.widget = w.VBox(
+            [
+                head,
+                _buttons(
+                    ("Approve", "success", lambda _: self._finish("approve", "approved")),
+                    (
+                        "Always allow",
+                        "",
+                        lambda _: self._finish("always", "approved, and allowed for this kernel's life"),
+                    ),
+                    ("Deny", "danger", lambda _: self._finish("deny", "denied: nothing was sent")),
+                ),
+                self.status,
+            ],
+            layout=w.Layout(**_BOX),
+        )
+
+
+class _Field:
+    def __init__(self, name: str, schema: dict[str, Any], required: bool) -> None:
+        self.name, self.schema, self.required = name, schema, required
+        label = str(schema.get("title") or name) + (" *" if required else "")
+        kind = schema.get("type")
+        default = schema.get("default")
+        options = _options(schema)
+        style = {"description_width": "initial"}
+        layout = w.Layout(width="auto")
+        if options is not None and kind != "array":
+            values = ([("", None)] if not required and default is None else []) + options
+            self.input: Any = w.Dropdown(options=values, value=default if default is not None else values[0][1],
+                                         description=label, style=style)  # fmt: skip
+        elif kind == "array":
+            choices = _options(schema.get("items") or {}) or []
+            self.input = w.SelectMultiple(options=choices, value=tuple(default or ()), description=label, style=style)
+        elif kind == "boolean":
+            self.input = w.Checkbox(value=bool(default), description=label, indent=False)
+        elif kind == "integer":
+            self.input = w.IntText(value=default if default is not None else 0, description=label, style=style)
+        elif kind == "number":
+            self.input = w.FloatText(value=default if default is not None else 0.0, description=label, style=style)
+        else:
+            placeholder = _FORMATS.get(schema.get("format", ""), ("", None))[0]
+            self.input = w.Text(value=default or "", placeholder=placeholder, description=label, style=style,
+                                layout=layout)  # fmt: skip
+        help_text = schema.get("description")
+        self.help = w.HTML(
+            f"<span style='color:#777;font-size:0.85em'>{html.escape(help_text)}</span>" if help_text else ""
+        )
+        self.error = w.HTML()
+        self.widget = w.VBox([self.input, self.help, self.error])
+
+    def value(self) -> tuple[Any, str | None]:
+        """(value, error). A blank optional field gives (None, None): left out."""
+        s = self.schema
+        value = self.input.value
+        if isinstance(self.input, w.SelectMultiple):
+            value = list(value)
+        if value in ("", None) or value == []:
+            return (None, "required") if self.required else (None, None)
+        if isinstance(value, str):
+            if "minLength" in s and len(value) < s["minLength"]:
+                return None, f"at least {s['minLength']} characters"
+            if "maxLength" in s and len(value) > s["maxLength"]:
+                return None, f"at most {s['maxLength']} characters"
+            fmt = _FORMATS.get(s.get("format", ""))
+            if fmt and not fmt[1].match(value):
+                return None, f"not a valid {s['format']} ({fmt[0]})"
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if "minimum" in s and value < s["minimum"]:
+                return None, f"at least {s['minimum']}"
+            if "maximum" in s and value > s["maximum"]:
+                return None, f"at most {s['maximum']}"
+        if isinstance(value, list):
+            if "minItems" in s and len(value) < s["minItems"]:
+                return None, f"choose at least {s['minItems']}"
+            if "maxItems" in s and len(value) > s["maxItems"]:
+                return None, f"choose at most {s['maxItems']}"
+        return value, None
+
+
+def _options(schema: dict[str, Any]) -> list[tuple[str, Any]] | None:
+    """Choices of a single- or multi-select: enum (with legacy enumNames), or oneOf/anyOf
+    of {const, title}."""
+    if "enum" in schema:
+        names = schema.get("enumNames") or schema["enum"]
+        return [(str(n), v) for n, v in zip(names, schema["enum"], strict=False)]
+    for key in ("oneOf", "anyOf"):
+        if isinstance(schema.get(key), list) and all(isinstance(o, dict) and "const" in o for o in schema[key]):
+            return [(str(o.get("title", o["const"])), o["const"]) for o in schema[key]]
+    return None
+
+
+class ElicitationCard(Card):
+    """A form built from requestedSchema; answers accept (with content), decline or cancel."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__()
+        schema = params.get("requestedSchema") or {}
+        required = set(schema.get("required") or [])
+        self.fields = [_Field(n, s, n in required) for n, s in (schema.get("properties") or {}).items()]
+        head = w.HTML(f"<b>📝 {html.escape(server)} asks</b><div>{html.escape(str(params.get('message', '')))}</div>")
+        self.widget = w.VBox(
+            [
+                head,
+                *[f.widget for f in self.fields],
+                _buttons(
+                    ("Accept", "success", lambda _: self._accept()),
+                    ("Decline", "", lambda _: self._finish({"action": "decline"}, "declined")),
+                    ("Cancel", "danger", lambda _: self._finish({"action": "cancel"}, "cancelled")),
+                ),
+                self.status,
+            ],
+            layout=w.Layout(**_BOX),
+        )
+
+    def _accept(self) -> None:
+        content, ok = {}, True
+        for f in self.fields:
+            value, error = f.value()
+            f.error.value = f"<span style='color:#d33;font-size:0.85em'>{html.escape(error)}</span>" if error else ""
+            if error:
+                ok = False
+            elif value is not None:
+                content[f.name] = value
+        if ok:
+            self._finish({"action": "accept", "content": content}, "sent")
+        else:
+            self.status.value = "<i>fix the marked fields</i>"
+
+
+class UrlCard(Card):
+    """URL-mode elicitation: the full URL, opened only when the person clicks it."""
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__()
+        url = str(params.get("url", ""))
+        self.elicitation_id = params.get("elicitationId")
+        head = w.HTML(
+            f"<b>🌐 {html.escape(server)} asks you to open a page</b>"
+            f"<div>{html.escape(str(params.get('message', '')))}</div>"
+            f"<div><code style='word-break:break-all'>{html.escape(url)}</code></div>"
+            f"<div><a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener noreferrer'>open it in a new tab</a>"
+            " (nothing is fetched before you click)</div>"
+        )
+        self.widget = w.VBox(
+            [
+                head,
+                _buttons(
+                    ("Accept", "success", lambda _: self._finish({"action": "accept"}, "accepted: finish in the page")),
+                    ("Decline", "", lambda _: self._finish({"action": "decline"}, "declined")),
+                    ("Cancel", "danger", lambda _: self._finish({"action": "cancel"}, "cancelled")),
+                ),
+                self.status,
+            ],
+            layout=w.Layout(**_BOX),
+        )
+
+    def completed(self) -> None:
+        self.status.value = "<i>the server says this step is complete</i>"
+
+
+class SamplingCard(Card):
+    """The server asks for an LLM completion: the person writes or edits the reply."""
+
+    def __init__(self, server: str, params: dict[str, Any], draft: str = "", model: str = "human") -> None:
+        super().__init__()
+        self.model = model
+        parts = []
+        if params.get("systemPrompt"):
+            parts.append(f"<div><b>system</b><pre style='{_PRE}'>{html.escape(params['systemPrompt'])}</pre></div>")
+        for message in params.get("messages") or []:
+            content = message.get("content") or {}
+            blocks = content if isinstance(content, list) else [content]
+            text = "\n".join(str(b.get("text", f"[{b.get('type')}]")) for b in blocks)
+            parts.append(
+                f"<div><b>{html.escape(str(message.get('role')))}</b><pre style='{_PRE}'>{html.escape(text)}</pre></div>"
+            )
+        facts = {k: params[k] for k in ("maxTokens", "modelPreferences", "temperature", "stopSequences") if k in params}
+        head = w.HTML(
+            f"<b>🤖 {html.escape(server)} asks for a model reply</b>{''.join(parts)}"
+            f"<div style='color:#777;font-size:0.85em'>{html.escape(json.dumps(facts))}</div>"
+        )
+        self.reply = w.Textarea(value=draft, placeholder="Write the reply the server will receive",
+                                layout=w.Layout(width="100%", height="6em"))  # fmt: skip
+        self.widget = w.VBox(
+            [
+                head,
+                self.reply,
+                _buttons(
+                    ("Approve", "success", lambda _: self._send()),
+                    ("Decline", "danger", lambda _: self._finish(None, "declined")),
+                ),
+                self.status,
+            ],
+            layout=w.Layout(**_BOX),
+        )
+
+    def _send(self) -> None:
+        self._finish(
+            {"role": "assistant", "content": {"type": "text", "text": self.reply.value}, "model": self.model,
+             "stopReason": "endTurn"},
+            "sent",
+        )  # fmt: skip
+
+
+class ProgressCard:
+    """A progress bar for a call that reports progress, with Cancel."""
+
+    def __init__(self, server: str, tool: str, cancel: Callable[[], None]) -> None:
+        self.bar = w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="50%"))
+        self.label = w.HTML(f"<code>{html.escape(server)}.{html.escape(tool)}</code>")
+        self.button = w.Button(description="Cancel", button_style="warning")
+        self.button.on_click(lambda _: (cancel(), self.finish("cancelling…")))
+        self.widget = w.HBox([self.bar, self.button, self.label])
+        self.prefix = f"<code>{html.escape(server)}.{html.escape(tool)}</code> "
+
+    def update(self, progress: float, total: float | None, message: str | None) -> None:
+        if total:
+            self.bar.max = float(total)
+            self.bar.value = min(float(progress), float(total))
+            shown = f"{progress:g}/{total:g}"
+        else:
+            self.bar.bar_style = "info"
+            self.bar.value = self.bar.max  # unknown total: a full, striped-looking bar
+            shown = f"{progress:g}"
+        self.label.value = self.prefix + html.escape(f"{shown} {message or ''}")
+
+    def finish(self, note: str) -> None:
+        self.button.disabled = True
+        self.label.value = self.prefix + html.escape(note)
+
+
+class SubscriptionView:
+    """What %mcp subscribe shows: a line that updates with each notification."""
+
+    def __init__(self, server: str, uri: str) -> None:
+        self.server, self.uri, self.count = server, uri, 0
+        self.widget = w.HTML(self._text("waiting for updates"))
+
+    def _text(self, note: str) -> str:
+        return f"🔔 <code>{html.escape(self.server)}</code> <code>{html.escape(self.uri)}</code>: {html.escape(note)}"
+
+    def updated(self, uri: str, params: dict[str, Any]) -> None:
+        # Runs on the background loop; a widget's state may change from any thread.
+        import time
+
+        self.count += 1
+        self.widget.value = self._text(f"{self.count} update(s), last at {time.strftime('%H:%M:%S')}")
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    def __repr__(self) -> str:
+        return f"<subscription {self.server} {self.uri}: {self.count} update(s)>"

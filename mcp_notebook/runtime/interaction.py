@@ -1,0 +1,88 @@
+"""How a person is asked: approvals before a call, and waiting while the server asks.
+
+The runtime asks an ``Interaction`` (the notebook layer supplies one that shows cards in
+the cell; this module's ``ConsoleInteraction`` asks on a terminal's stdin, and where
+nobody can answer it follows the headless policy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeVar
+
+T = TypeVar("T")
+ApprovalAnswer = Literal["approve", "always", "deny"]
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    server: str
+    tool: str
+    title: str | None
+    annotations: dict[str, Any]
+    arguments: dict[str, Any] = field(repr=False)
+
+    def describe(self) -> str:
+        hints = ", ".join(f"{k}={v}" for k, v in self.annotations.items() if k.endswith("Hint")) or "none"
+        return f"{self.server}.{self.tool} (hints from the server, untrusted: {hints})"
+
+
+class Interaction(Protocol):
+    headless_approval: Literal["deny", "allow"]
+
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+
+    async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+
+    def wait(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T:
+        """Block for ``future`` on the calling thread, answering the server's questions."""
+        ...
+
+    async def await_(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T: ...
+
+    @property
+    def services_prompts(self) -> bool:
+        """True when waiting must go through ``wait``/``await_`` (prompts appear there)."""
+        ...
+
+
+def headless_message(request: ApprovalRequest, allowed: bool) -> str:
+    if allowed:
+        return f"mcp-notebook: nobody can answer here; ran {request.server}.{request.tool} (headless policy: allow)"
+    return (
+        f"mcp-notebook: {request.server}.{request.tool} needs approval and nobody can answer here, so it was "
+        f"denied; allow it with %config MCPMagics.approval_allow = {{'{request.server}': ['{request.tool}']}} "
+        "or client.approval.allow"
+    )
+
+
+class ConsoleInteraction:
+    """Plain Python: ask on stdin when it is a terminal, else follow the headless policy."""
+
+    def __init__(self, headless_approval: Literal["deny", "allow"] = "deny") -> None:
+        self.headless_approval = headless_approval
+
+    services_prompts = False
+
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        if not (sys.stdin and sys.stdin.isatty()):
+            allowed = self.headless_approval == "allow"
+            print(headless_message(request, allowed), file=sys.stderr)
+            return "approve" if allowed else "deny"
+        print(f"Approve {request.describe()} with arguments:")
+        print(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
+        answer = input("[a]pprove / always [A]llow / [d]eny? ").strip()
+        return {"a": "approve", "A": "always", "approve": "approve", "always": "always"}.get(answer, "deny")
+
+    async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return await asyncio.get_running_loop().run_in_executor(None, self.approve, request)
+
+    def wait(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T:
+        return future.result()
+
+    async def await_(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T:
+        return await asyncio.wrap_future(future)

@@ -1,0 +1,142 @@
+"""Driving a real kernel as a frontend would: run cells, find widgets, click them.
+
+Widget clicks are comm messages on the shell channel ({"method": "custom", "content":
+{"event": "click"}}) and value changes are {"method": "update", "state": {...}}; they can
+go on the main shell or on a subshell (create_subshell_request on the control channel,
+then subshell_id in the comm message's header), as JupyterLab >= 4.4 sends them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from queue import Empty
+from typing import Any
+
+TIMEOUT = 60.0
+
+
+class Kernel:
+    def __init__(self, kernel_name: str = "python3", cwd: str | None = None, extra_env: dict[str, str] | None = None):
+        from jupyter_client.manager import start_new_kernel
+
+        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env.update(extra_env or {})
+        self.km, self.kc = start_new_kernel(kernel_name=kernel_name, env=env, cwd=cwd)
+        self.widgets: dict[str, dict[str, Any]] = {}  # comm_id -> state
+        self.subshell_id: str | None = None
+
+    def close(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+    # -- cells -------------------------------------------------------------------------
+
+    def start(self, code: str, allow_stdin: bool = True) -> str:
+        return self.kc.execute(code, allow_stdin=allow_stdin)
+
+    def outputs(self, msg_id: str, until_idle: bool = True, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
+        """iopub outputs of a cell, recording widgets as they open; until it is idle."""
+        out: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self._next(deadline)
+            self._record(msg)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "status" and msg["content"]["execution_state"] == "idle":
+                return out
+            if kind in ("stream", "display_data", "execute_result", "error"):
+                out.append({"type": kind, **msg["content"]})
+
+    def run(self, code: str, allow_stdin: bool = True) -> list[dict[str, Any]]:
+        return self.outputs(self.start(code, allow_stdin))
+
+    def _next(self, deadline: float) -> dict[str, Any]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the kernel said nothing in time")
+        try:
+            return self.kc.get_iopub_msg(timeout=remaining)
+        except Empty:
+            raise TimeoutError("the kernel said nothing in time") from None
+
+    def _record(self, msg: dict[str, Any]) -> None:
+        content = msg["content"]
+        if msg["msg_type"] == "comm_open" and content.get("target_name") == "jupyter.widget":
+            self.widgets[content["comm_id"]] = dict(content["data"].get("state", {}))
+        elif msg["msg_type"] == "comm_msg" and content["comm_id"] in self.widgets:
+            data = content.get("data", {})
+            if data.get("method") == "update":
+                self.widgets[content["comm_id"]].update(data.get("state", {}))
+
+    # -- widgets -----------------------------------------------------------------------
+
+    def wait_for_widget(
+        self, description: str, model: str | None = None, timeout: float = TIMEOUT, exact: bool = False
+    ) -> str:
+        """The comm id of an enabled widget whose description starts with (or, exact, is)
+        ``description``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for comm_id, state in self.widgets.items():
+                shown = str(state.get("description", ""))
+                if (shown == description if exact else shown.startswith(description)) and (
+                    model is None or state.get("_model_name") == model
+                ):
+                    if not state.get("disabled"):
+                        return comm_id
+            self._record(self._next(deadline))
+
+    def forget_widgets(self) -> None:
+        self.widgets.clear()
+
+    def use_subshell(self) -> None:
+        msg = self.kc.session.msg("create_subshell_request", {})
+        self.kc.control_channel.send(msg)
+        reply = self.kc.control_channel.get_msg(timeout=TIMEOUT)
+        self.subshell_id = reply["content"]["subshell_id"]
+
+    def _comm(self, comm_id: str, data: dict[str, Any]) -> None:
+        msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        if self.subshell_id is not None:
+            msg["header"]["subshell_id"] = self.subshell_id
+        self.kc.shell_channel.send(msg)
+
+    def click(self, description: str) -> None:
+        comm_id = self.wait_for_widget(description, "ButtonModel")
+        self._comm(comm_id, {"method": "custom", "content": {"event": "click"}})
+
+    def set_value(self, description: str, value: Any, exact: bool = False) -> None:
+        comm_id = self.wait_for_widget(description, exact=exact)
+        state = self.widgets[comm_id]
+        if "_options_labels" in state:  # a selection widget syncs index, not value
+            labels = list(state["_options_labels"])
+            if isinstance(value, (list, tuple)):
+                update: dict[str, Any] = {"index": [labels.index(v) for v in value]}
+            else:
+                update = {"index": labels.index(value)}
+        else:
+            update = {"value": value}
+        self._comm(comm_id, {"method": "update", "state": update, "buffer_paths": []})
+
+    def answer_stdin(self, text: str, timeout: float = TIMEOUT) -> str:
+        """Answer the next input() prompt; return the prompt text."""
+        msg = self.kc.get_stdin_msg(timeout=timeout)
+        self.kc.input(text)
+        return str(msg["content"].get("prompt", ""))
+
+
+def text_of(outputs: list[dict[str, Any]]) -> str:
+    parts = []
+    for out in outputs:
+        if out["type"] == "stream":
+            parts.append(out["text"])
+        elif out["type"] in ("display_data", "execute_result"):
+            parts.append(out["data"].get("text/html", "") + out["data"].get("text/plain", ""))
+        elif out["type"] == "error":
+            parts.append(f"{out['ename']}: {out['evalue']}")
+    return "\n".join(parts)

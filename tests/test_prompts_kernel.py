@@ -1,0 +1,149 @@
+"""Prompts in real kernels: approval, elicitation and sampling cards answered by simulated
+clicks and value changes, on the main shell and on a subshell, for every kernel available
+(the test venv's ipykernel, and the ones scripts/setup --kernels made)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import EVERYTHING
+from kernels import Kernel, text_of
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS_DIR = ROOT / ".kernels"
+
+
+def kernel_names() -> list[str]:
+    names = ["python3"]
+    share = KERNELS_DIR / "share" / "jupyter" / "kernels"
+    if share.is_dir():
+        names += sorted(p.name for p in share.iterdir() if (p / "kernel.json").exists())
+    return names
+
+
+def _channels(name: str) -> list[str]:
+    # ipykernel 6 has no subshells; 7.0-7.3 only deliver clicks on a subshell (measured).
+    version = name.removeprefix("ipykernel-")
+    if version.startswith("6."):
+        return ["main"]
+    if version in ("7.0", "7.1", "7.2", "7.3"):
+        return ["subshell"]
+    return ["main", "subshell"]
+
+
+CASES = [(k, c) for k in kernel_names() for c in _channels(k)]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[f"{k}-{c}" for k, c in CASES])
+def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    name, channel = request.param
+    env = {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")} if name != "python3" else {}
+    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=env)
+    try:
+        if channel == "subshell":
+            k.use_subshell()
+        node = os.environ.get("MCP_NOTEBOOK_NODE", "node")
+        text = text_of(k.run(
+            "%load_ext mcp_notebook\n"
+            "%mcp add demo -- python -m mcp_notebook.demo\n"
+            f"%mcp add everything -- {node} {EVERYTHING} stdio"
+        ))  # fmt: skip
+        assert "✓ demo" in text and "✓ everything" in text, text
+        yield k
+    finally:
+        k.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_approvals(kernel: Kernel) -> None:
+    """Each test starts with no "Always allow" answers and no widgets seen."""
+    kernel.run("import mcp_notebook; mcp_notebook.get_client().approval.always_allowed.clear()")
+    kernel.forget_widgets()
+
+
+def test_approve_runs_the_call(kernel: Kernel) -> None:
+    cell = kernel.start("r = %mcp call demo.delete_penguins species=Chinstrap\nr.text")
+    kernel.click("Approve")
+    assert "deleted 68 Chinstrap penguins" in text_of(kernel.outputs(cell))
+
+
+def test_deny_sends_nothing(kernel: Kernel) -> None:
+    cell = kernel.start("%mcp call demo.delete_penguins species=Gentoo")
+    kernel.click("Deny")
+    text = text_of(kernel.outputs(cell))
+    assert "was denied; nothing was sent" in text
+    # Nothing was deleted: the Gentoo are all still there.
+    check = text_of(kernel.run("r = %mcp call demo.query_penguins species=Gentoo\nr.structured['count']"))
+    assert "124" in check
+
+
+def test_always_allow_lasts(kernel: Kernel) -> None:
+    cell = kernel.start("%mcp call demo.delete_penguins species=Adelie")
+    kernel.click("Always allow")
+    assert "deleted" in text_of(kernel.outputs(cell))
+    kernel.forget_widgets()
+    again = text_of(kernel.run("r = %mcp call demo.delete_penguins species=Adelie\nr.text"))
+    assert "deleted 0 Adelie" in again  # no card this time: the cell finished on its own
+
+
+def test_elicitation_form_accept(kernel: Kernel) -> None:
+    cell = kernel.start("r = %mcp call demo.add_observation\nr.text")
+    kernel.set_value("Species", "Gentoo")
+    kernel.set_value("Island", "Dream")
+    kernel.set_value("Body Mass G", 5500)
+    kernel.click("Accept")
+    assert "recorded a female Gentoo of 5500 g on Dream" in text_of(kernel.outputs(cell))
+
+
+def test_elicitation_decline(kernel: Kernel) -> None:
+    cell = kernel.start("r = %mcp call demo.add_observation\nr.text")
+    kernel.click("Decline")
+    assert "nothing recorded (the user chose decline)" in text_of(kernel.outputs(cell))
+
+
+def test_elicitation_everything_server(kernel: Kernel) -> None:
+    cell = kernel.start("r = %mcp call everything.trigger-elicitation-request\nr.text")
+    kernel.set_value("String *", "Ada Lovelace", exact=True)  # the one required field
+    kernel.set_value("Titled Single Select Enum", "Wonder Woman")  # oneOf: the title shows, the const is sent
+    kernel.set_value("Untitled Multiple Select Enum", ["Piano", "Drums"])
+    kernel.click("Accept")
+    text = text_of(kernel.outputs(cell))
+    assert "Ada Lovelace" in text and "hero-3" in text and "Piano" in text
+    assert "It was a dark and stormy night." in text  # a default, sent as pre-filled
+
+
+def test_sampling_reply(kernel: Kernel) -> None:
+    cell = kernel.start('r = %mcp call everything.trigger-sampling-request prompt="Say hi" maxTokens=20\nr.text')
+    comm_id = kernel.wait_for_widget("", "TextareaModel")
+    kernel._comm(comm_id, {"method": "update", "state": {"value": "hi from a person"}, "buffer_paths": []})
+    kernel.click("Approve")
+    assert "hi from a person" in text_of(kernel.outputs(cell))
+
+
+def test_await_python_api(kernel: Kernel) -> None:
+    cell = kernel.start(
+        "from mcp_notebook import get_client\n"
+        "r = await get_client()['demo'].acall_tool('delete_penguins', {'species': 'Gentoo'})\nr.text"
+    )
+    kernel.click("Approve")
+    assert re.search(r"deleted \d+ Gentoo", text_of(kernel.outputs(cell)))
+
+
+def test_headless_denies_in_one_line(kernel: Kernel) -> None:
+    kernel.run("%mcp restart demo")  # a fresh copy of the data
+    outputs = kernel.run("%mcp call demo.delete_penguins species=Gentoo", allow_stdin=False)
+    text = text_of(outputs)
+    assert "needs approval and nobody can answer here, so it was denied" in text
+    assert "approval_allow" in text
+
+
+def test_progress_bar(kernel: Kernel) -> None:
+    kernel.forget_widgets()
+    text = text_of(kernel.run("r = %mcp call demo.fit_model epochs=3 seconds_per_epoch=0.05\nr.text"))
+    assert "fitted in 3 epochs" in text
+    assert any(s.get("_model_name") == "FloatProgressModel" for s in kernel.widgets.values())
