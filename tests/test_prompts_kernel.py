@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import EVERYTHING
 from kernels import Kernel, text_of
 

@@ -98,7 +98,8 @@ class ApprovalCard(Card):
         title = f" — {html.escape(request.title)}" if request.title else ""
         arguments = html.escape(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
         head = w.HTML(
-            f"<b>🔐 Approve a tool call?</b> <code>{html.escape(request.server)}.{html.escape(request.tool)}</code>{title}"
+            "<b>🔐 Approve a tool call?</b> "
+            f"<code>{html.escape(request.server)}.{html.escape(request.tool)}</code>{title}"
             f"<table style='font-size:0.9em'>{hints}</table>"
             "<div style='color:#777;font-size:0.85em'>Annotations are hints from the server, not verified.</div>"
             f"<pre style='{_PRE}'>{arguments}</pre>"
@@ -244,7 +245,8 @@ class UrlCard(Card):
             f"<b>🌐 {html.escape(server)} asks you to open a page</b>"
             f"<div>{html.escape(str(params.get('message', '')))}</div>"
             f"<div><code style='word-break:break-all'>{html.escape(url)}</code></div>"
-            f"<div><a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener noreferrer'>open it in a new tab</a>"
+            f"<div><a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener noreferrer'>"
+            "open it in a new tab</a>"
             " (nothing is fetched before you click)</div>"
         )
         self.widget = w.VBox(
@@ -278,7 +280,8 @@ class SamplingCard(Card):
             blocks = content if isinstance(content, list) else [content]
             text = "\n".join(str(b.get("text", f"[{b.get('type')}]")) for b in blocks)
             parts.append(
-                f"<div><b>{html.escape(str(message.get('role')))}</b><pre style='{_PRE}'>{html.escape(text)}</pre></div>"
+                f"<div><b>{html.escape(str(message.get('role')))}</b>"
+                f"<pre style='{_PRE}'>{html.escape(text)}</pre></div>"
             )
         facts = {k: params[k] for k in ("maxTokens", "modelPreferences", "temperature", "stopSequences") if k in params}
         head = w.HTML(
