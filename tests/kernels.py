@@ -24,7 +24,17 @@ class Kernel:
 
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         env.update(extra_env or {})
-        self.km, self.kc = start_new_kernel(kernel_name=kernel_name, env=env, cwd=cwd)
+        # Kernel specs are looked up in this process: JUPYTER_PATH must be set here too.
+        saved = os.environ.get("JUPYTER_PATH")
+        if "JUPYTER_PATH" in env:
+            os.environ["JUPYTER_PATH"] = env["JUPYTER_PATH"]
+        try:
+            self.km, self.kc = start_new_kernel(kernel_name=kernel_name, env=env, cwd=cwd)
+        finally:
+            if saved is None:
+                os.environ.pop("JUPYTER_PATH", None)
+            else:
+                os.environ["JUPYTER_PATH"] = saved
         self.widgets: dict[str, dict[str, Any]] = {}  # comm_id -> state
         self.subshell_id: str | None = None
 

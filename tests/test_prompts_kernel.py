@@ -43,6 +43,7 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     name, channel = request.param
     env = {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")} if name != "python3" else {}
     k = Kernel(name, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=env)
+    k.name = name
     try:
         if channel == "subshell":
             k.use_subshell()
@@ -134,11 +135,39 @@ def test_await_python_api(kernel: Kernel) -> None:
 
 
 def test_headless_denies_in_one_line(kernel: Kernel) -> None:
-    kernel.run("%mcp restart demo")  # a fresh copy of the data
     outputs = kernel.run("%mcp call demo.delete_penguins species=Gentoo", allow_stdin=False)
-    text = text_of(outputs)
+    text = text_of(outputs).strip()
     assert "needs approval and nobody can answer here, so it was denied" in text
-    assert "approval_allow" in text
+    assert "approval_allow" in text and text.count("\n") == 0
+
+
+def test_sync_python_api(kernel: Kernel) -> None:
+    """A blocking call from a cell: widgets where a blocked cell gets clicks (ipykernel 6
+    by polling, 7.0-7.3 on a subshell), input() where it cannot (7.4)."""
+    cell = kernel.start(
+        "from mcp_notebook import get_client\n"
+        "get_client()['demo'].call_tool('delete_penguins', {'species': 'Adelie'}).text"
+    )
+    if kernel.name.startswith("ipykernel-6") or kernel.name in ("ipykernel-7.3",):
+        kernel.click("Approve")
+    else:
+        assert "Approve / Always allow / Deny?" in kernel.answer_stdin("a")
+    assert re.search(r"deleted \d+ Adelie", text_of(kernel.outputs(cell)))
+
+
+def test_sync_elicitation_by_stdin_or_widgets(kernel: Kernel) -> None:
+    cell = kernel.start("from mcp_notebook import get_client\nget_client()['demo'].call_tool('add_observation').text")
+    if kernel.name.startswith("ipykernel-6") or kernel.name in ("ipykernel-7.3",):
+        kernel.set_value("Species", "Chinstrap")
+        kernel.set_value("Island", "Torgersen")
+        kernel.click("Accept")
+    else:
+        assert "Accept / Decline / Cancel?" in kernel.answer_stdin("a")
+        assert "Species" in kernel.answer_stdin("Chinstrap")
+        assert "Island" in kernel.answer_stdin("Torgersen")
+        kernel.answer_stdin("")  # body mass: the default
+        kernel.answer_stdin("")  # sex: the default
+    assert "recorded a female Chinstrap of 4000 g on Torgersen" in text_of(kernel.outputs(cell))
 
 
 def test_progress_bar(kernel: Kernel) -> None:

@@ -36,7 +36,7 @@ from IPython import get_ipython
 from IPython.display import display
 
 from ..errors import RPCError
-from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, headless_message
+from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, headless_approval
 from . import console
 
 T = TypeVar("T")
@@ -325,9 +325,7 @@ class NotebookInteraction:
 
     def _headless(self, question: Question) -> Any:
         if question.kind == "approval":
-            allowed = self.headless_approval == "allow"
-            print(headless_message(question.params, allowed), file=sys.stderr)
-            return "approve" if allowed else "deny"
+            return headless_approval(question.params, self.headless_approval)
         if question.kind == "sampling":
             print(f"mcp-notebook: {question.server} asked for a model reply and nobody can answer here: "
                   "declined (give one with the sampler setting)", file=sys.stderr)  # fmt: skip

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+from ..errors import ToolDenied
+
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]
 
@@ -50,12 +52,15 @@ class Interaction(Protocol):
         ...
 
 
-def headless_message(request: ApprovalRequest, allowed: bool) -> str:
-    if allowed:
-        return f"mcp-notebook: nobody can answer here; ran {request.server}.{request.tool} (headless policy: allow)"
-    return (
-        f"mcp-notebook: {request.server}.{request.tool} needs approval and nobody can answer here, so it was "
-        f"denied; allow it with %config MCPMagics.approval_allow = {{'{request.server}': ['{request.tool}']}} "
+def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
+    """Nobody can answer: the policy decides, and says so in one line."""
+    if policy == "allow":
+        print(f"mcp-notebook: nobody can answer here; ran {request.server}.{request.tool} (headless policy: allow)",
+              file=sys.stderr)  # fmt: skip
+        return "approve"
+    raise ToolDenied(
+        f"{request.server}.{request.tool} needs approval and nobody can answer here, so it was denied (nothing "
+        f"was sent); allow it with %config MCPMagics.approval_allow = {{'{request.server}': ['{request.tool}']}} "
         "or client.approval.allow"
     )
 
@@ -70,9 +75,7 @@ class ConsoleInteraction:
 
     def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         if not (sys.stdin and sys.stdin.isatty()):
-            allowed = self.headless_approval == "allow"
-            print(headless_message(request, allowed), file=sys.stderr)
-            return "approve" if allowed else "deny"
+            return headless_approval(request, self.headless_approval)
         print(f"Approve {request.describe()} with arguments:")
         print(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
         answer = input("[a]pprove / always [A]llow / [d]eny? ").strip()
