@@ -13,6 +13,7 @@
     ├── ProtocolError        the server broke the protocol (bad version, bad message)
     ├── MessageTooLarge      a message went over the configured size limit
     ├── RequestTimeout       no answer in time (the request was cancelled on the server)
+    ├── RequestCancelled     you cancelled it (Cancel on its progress bar)
     └── RPCError             the server answered with a JSON-RPC error object
 
 Messages are one line, say what happened and what to do, and never contain secrets.
@@ -36,6 +37,7 @@ __all__ = [
     "ProtocolError",
     "MessageTooLarge",
     "RequestTimeout",
+    "RequestCancelled",
     "RPCError",
 ]
 
@@ -92,6 +94,10 @@ class MessageTooLarge(MCPError):
 
 
 class RequestTimeout(MCPError, TimeoutError):
+    pass
+
+
+class RequestCancelled(MCPError):
     pass
 
 

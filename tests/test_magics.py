@@ -326,3 +326,43 @@ def test_unload_removes_everything() -> None:
     assert shell.find_line_magic("mcp") is None and shell.find_cell_magic("mcp_call") is None
     run(shell, "%load_ext mcp_notebook")  # and it loads again
     assert shell.find_line_magic("mcp") is not None
+
+
+def test_roots(ip: InteractiveShell, tmp_path: Any) -> None:
+    import os
+
+    frame = run(ip, "%mcp roots")
+    assert list(frame.columns) == ["uri", "name"] and frame["uri"].iloc[0] == f"file://{os.getcwd()}"
+    data = tmp_path / "data"
+    data.mkdir()
+    assert f"file://{data}" in set(run(ip, f"%mcp roots add {data}")["uri"])
+    # A server connected after the extension loaded sees the roots (server-everything asks).
+    node, args = __import__("conftest").node(), [str(__import__("conftest").EVERYTHING), "stdio"]
+    run(ip, f"%mcp add rooted -- {node} {' '.join(args)}")
+    listed = line(ip, "call rooted.get-roots-list").text
+    assert str(data) in listed
+    assert f"file://{data}" not in set(run(ip, f"%mcp roots remove {data}")["uri"])
+    with pytest.raises(UsageError, match="is not a root"):
+        line(ip, f"roots remove {data}")
+    with pytest.raises(UsageError, match="is not a folder"):
+        line(ip, f"roots add {tmp_path / 'missing'}")
+    run(ip, "%mcp remove rooted")
+
+
+def test_subscribe(ip: InteractiveShell) -> None:
+    import threading
+
+    uri = line(ip, "resources everything")["uri"].iloc[0]
+    view = line(ip, f"subscribe everything {uri}")
+    updated = threading.Event()
+    server = line(ip, "status everything").server
+    server.subscribe(uri, lambda u, params: updated.set())  # a callback through the API too
+    line(ip, "call everything.toggle-subscriber-updates")
+    try:
+        assert updated.wait(20)
+        assert view.count >= 1 and "update(s)" in view.widget.value
+    finally:
+        line(ip, "call everything.toggle-subscriber-updates")
+        run(ip, f"%mcp unsubscribe everything {uri}")
+    with pytest.raises(UsageError, match="does not offer resource subscriptions"):
+        line(ip, "subscribe demo penguins://data.csv")

@@ -175,3 +175,30 @@ def test_progress_bar(kernel: Kernel) -> None:
     text = text_of(kernel.run("r = %mcp call demo.fit_model epochs=3 seconds_per_epoch=0.05\nr.text"))
     assert "fitted in 3 epochs" in text
     assert any(s.get("_model_name") == "FloatProgressModel" for s in kernel.widgets.values())
+
+
+def test_inline_validation_keeps_the_form_open(kernel: Kernel) -> None:
+    cell = kernel.start("r = %mcp call everything.trigger-elicitation-request\nr.text")
+    kernel.set_value("String *", "Ada", exact=True)
+    kernel.set_value("String with email format", "not-an-email")
+    kernel.click("Accept")
+    # The form stays: a marked field, no answer sent yet. Fix it and accept again.
+    kernel.wait_for_widget("String with email format")
+    kernel.set_value("String with email format", "ada@example.org")
+    kernel.click("Accept")
+    assert "ada@example.org" in text_of(kernel.outputs(cell))
+
+
+def test_cancel_button_and_interrupt(kernel: Kernel) -> None:
+    cell = kernel.start("r = %mcp call demo.fit_model epochs=50 seconds_per_epoch=0.2\nr.text")
+    kernel.click("Cancel")
+    text = text_of(kernel.outputs(cell))
+    assert "RequestCancelled" in text and "the server was told" in text
+    kernel.forget_widgets()
+    cell = kernel.start("r = %mcp call demo.fit_model epochs=50 seconds_per_epoch=0.2\nr.text")
+    kernel.wait_for_widget("Cancel", "ButtonModel")  # the progress bar is up: the call runs
+    kernel.km.interrupt_kernel()
+    interrupted = text_of(kernel.outputs(cell))
+    assert "KeyboardInterrupt" in interrupted or "RequestCancelled: interrupted" in interrupted
+    # The connection is still usable.
+    assert "fitted in 1 epochs" in text_of(kernel.run("r = %mcp call demo.fit_model epochs=1\nr.text"))

@@ -35,8 +35,8 @@ from typing import Any, Literal, TypeVar
 from IPython import get_ipython
 from IPython.display import display
 
-from ..errors import RPCError
-from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, headless_approval
+from ..errors import RequestCancelled, RPCError
+from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Start, headless_approval
 from . import console
 
 T = TypeVar("T")
@@ -94,10 +94,9 @@ class Question:
 class _Waiter:
     """A cell waiting for a call: what the background loop hands it arrives here."""
 
-    def __init__(
-        self, cancel: Callable[[], None], server: str | None, loop: asyncio.AbstractEventLoop | None = None
-    ) -> None:
-        self.cancel = cancel
+    def __init__(self, server: str | None, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.cancel: Callable[[], None] = lambda: None
+        self.future: concurrent.futures.Future[Any] | None = None
         self.server = server
         self.loop = loop
         self.inbox: queue.Queue[tuple[str, Any]] | asyncio.Queue[tuple[str, Any]] = (
@@ -110,6 +109,14 @@ class _Waiter:
             self.loop.call_soon_threadsafe(self.inbox.put_nowait, (kind, item))  # type: ignore[arg-type]
         else:
             self.inbox.put((kind, item))  # type: ignore[arg-type]
+
+
+def _outcome(future: concurrent.futures.Future[T], waiter: _Waiter) -> T:
+    if future.cancelled():  # the Cancel button on a progress bar
+        raise RequestCancelled(
+            f"cancelled{f' the call to {waiter.server}' if waiter.server else ''}; the server was told"
+        )
+    return future.result()
 
 
 class NotebookInteraction:
@@ -138,46 +145,68 @@ class NotebookInteraction:
 
     # -- waiting for a call -------------------------------------------------------------
 
-    def wait(self, future: concurrent.futures.Future[T], cancel: Callable[[], None], server: str | None = None) -> T:
-        waiter = _Waiter(cancel, server)
-        future.add_done_callback(lambda _: waiter.post("done", None))
-        self._push(waiter)
+    def wait(self, start: Start[T], server: str | None = None) -> T:
+        waiter = _Waiter(server)
+        self._push(waiter)  # listening before the work starts: the server may ask at once
         try:
+            future, waiter.cancel = start()
+            waiter.future = future
+            future.add_done_callback(lambda _: waiter.post("done", None))
             while True:
-                kind, item = waiter.inbox.get()  # type: ignore[misc]
+                kind, item = self._next(waiter)
                 if kind == "done":
-                    return future.result()
+                    return _outcome(future, waiter)
                 self._handle(waiter, kind, item, in_async=False)
         except KeyboardInterrupt:
-            cancel()
+            waiter.cancel()
             self._close_all(waiter, "interrupted")
-            try:
-                future.exception(2)
-            except BaseException:
-                pass
+            if waiter.future is not None:
+                try:
+                    waiter.future.exception(2)  # let the cancel reach the server
+                except BaseException:
+                    pass
             raise
         finally:
             self._pop(waiter)
 
-    async def await_(
-        self, future: concurrent.futures.Future[T], cancel: Callable[[], None], server: str | None = None
-    ) -> T:
-        waiter = _Waiter(cancel, server, asyncio.get_running_loop())
-        future.add_done_callback(lambda _: waiter.post("done", None))
+    def _next(self, waiter: _Waiter) -> tuple[str, Any]:
+        """The next thing for a blocked cell. While a progress bar (with Cancel) shows on a
+        kernel where a blocked cell only gets clicks by polling (ipykernel 6), poll."""
+        inbox: queue.Queue[tuple[str, Any]] = waiter.inbox  # type: ignore[assignment]
+        while True:
+            if not waiter.progress or choose_mode(self.mode_setting, in_async=False) is not Mode.WIDGET_POLL:
+                return inbox.get()
+            from jupyter_ui_poll import ui_events
+
+            with ui_events() as poll:
+                while True:
+                    try:
+                        return inbox.get(timeout=0.05)
+                    except queue.Empty:
+                        poll(10)
+
+    async def await_(self, start: Start[T], server: str | None = None) -> T:
+        waiter = _Waiter(server, asyncio.get_running_loop())
         self._push(waiter)
         try:
+            future, waiter.cancel = start()
+            waiter.future = future
+            future.add_done_callback(lambda _: waiter.post("done", None))
             while True:
                 kind, item = await waiter.inbox.get()  # type: ignore[misc]
                 if kind == "done":
-                    return future.result()
+                    return _outcome(future, waiter)
                 if kind == "question":
                     await self._ahandle_question(item)
                 else:
                     self._handle(waiter, kind, item, in_async=True)
         except (KeyboardInterrupt, asyncio.CancelledError):
-            cancel()
+            # An interrupted awaiting cell is a cancelled task: say it in one line.
+            waiter.cancel()
             self._close_all(waiter, "interrupted")
-            raise
+            raise RequestCancelled(
+                f"interrupted{f' the call to {waiter.server}' if waiter.server else ''}; the server was told"
+            ) from None
         finally:
             self._pop(waiter)
 

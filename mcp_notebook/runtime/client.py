@@ -67,16 +67,15 @@ class Client:
         loop = self._loop_thread
         if not self.interaction.services_prompts or loop.in_loop_thread():
             return loop.run(coro)
-        future, cancel = loop.submit(coro)
-        return self.interaction.wait(future, cancel, server)
+        # The interaction starts it, so that it listens before the server can ask anything.
+        return self.interaction.wait(lambda: loop.submit(coro), server)
 
     def _awaitable(self, coro: Coroutine[Any, Any, T], server: str | None = None) -> Coroutine[Any, Any, T]:
         """``coro`` made awaitable from any event loop, answering prompts meanwhile."""
         loop = self._loop_thread
         if not self.interaction.services_prompts or loop.in_loop_thread():
             return loop.wrap(coro)
-        future, cancel = loop.submit(coro)
-        return self.interaction.await_(future, cancel, server)
+        return self.interaction.await_(lambda: loop.submit(coro), server)
 
     # -- roots ---------------------------------------------------------------------------
 

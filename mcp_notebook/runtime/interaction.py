@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -18,6 +19,8 @@ from ..errors import ToolDenied
 
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]
+# Starts work on the background loop: its future, and a thread-safe cancel.
+Start = Callable[[], tuple[concurrent.futures.Future[T], Callable[[], None]]]
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,12 @@ class Interaction(Protocol):
 
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer: ...
 
-    def wait(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T:
-        """Block for ``future`` on the calling thread, answering the server's questions."""
+    def wait(self, start: Start[T], server: str | None = None) -> T:
+        """Call ``start()`` (it returns the work's future and a cancel function) and block
+        for the future on this thread, answering the server's questions meanwhile."""
         ...
 
-    async def await_(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T: ...
+    async def await_(self, start: Start[T], server: str | None = None) -> T: ...
 
     @property
     def services_prompts(self) -> bool:
@@ -84,8 +88,8 @@ class ConsoleInteraction:
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
         return await asyncio.get_running_loop().run_in_executor(None, self.approve, request)
 
-    def wait(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T:
-        return future.result()
+    def wait(self, start: Start[T], server: str | None = None) -> T:
+        return start()[0].result()
 
-    async def await_(self, future: concurrent.futures.Future[T], cancel: Any, server: str | None = None) -> T:
-        return await asyncio.wrap_future(future)
+    async def await_(self, start: Start[T], server: str | None = None) -> T:
+        return await asyncio.wrap_future(start()[0])
