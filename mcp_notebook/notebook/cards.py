@@ -148,7 +148,13 @@ class _Field:
             placeholder = _FORMATS.get(schema.get("format", ""), ("", None))[0]
             self.input = w.Text(value=default or "", placeholder=placeholder, description=label, style=style,
                                 layout=layout)  # fmt: skip
+        # A number or a checkbox always holds a value: an optional one with no default is
+        # only sent once the person changed it.
+        self.touched = False
+        self.input.observe(lambda _: setattr(self, "touched", True), "value")
         help_text = schema.get("description")
+        if help_text and help_text.strip().lower() == str(schema.get("title") or name).strip().lower():
+            help_text = None  # the label says it already
         self.help = w.HTML(
             f"<span style='color:#777;font-size:0.85em'>{html.escape(help_text)}</span>" if help_text else ""
         )
@@ -158,6 +164,8 @@ class _Field:
     def value(self) -> tuple[Any, str | None]:
         """(value, error). A blank optional field gives (None, None): left out."""
         s = self.schema
+        if not self.required and "default" not in s and not self.touched:
+            return None, None
         value = self.input.value
         if isinstance(self.input, w.SelectMultiple):
             value = list(value)

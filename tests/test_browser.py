@@ -1,0 +1,154 @@
+"""JupyterLab in a real (headless) Chromium: click Approve, fill and accept an elicitation
+form, and read the cells' outputs. Screenshots go to docs/ for the README.
+
+Needs Debian's chromium (/usr/bin/chromium), playwright and jupyterlab; .ci/run installs
+them. Elsewhere, without chromium, the test is skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+WAIT_MS = 60_000
+
+if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
+    pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
+playwright = (
+    pytest.importorskip("playwright.sync_api")
+    if not os.environ.get("CI")
+    else __import__("playwright.sync_api").sync_api
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+CELLS = [
+    "%load_ext mcp_notebook",
+    "%mcp add demo -- python -m mcp_notebook.demo",
+    "r = %mcp call demo.delete_penguins species=Adelie\nr.text",
+    "r = %mcp call demo.add_observation\nr.text",
+]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("lab")
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
+            for i, src in enumerate(CELLS)
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (folder / "prompts.ipynb").write_text(json.dumps(notebook))
+    port = _free_port()
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env["JUPYTER_PATH"] = ""  # only this venv's kernel
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
+         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=2)
+            break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                pytest.fail("JupyterLab did not start within 60 s")
+            time.sleep(0.2)
+    try:
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def test_approve_and_elicitation_in_jupyterlab(lab: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )  # fmt: skip
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        try:
+            page.goto(f"{lab}/lab/tree/prompts.ipynb")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=WAIT_MS)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=WAIT_MS)
+            cells = page.locator(".jp-Notebook .jp-Cell")
+            news = page.get_by_role("button", name="No", exact=True)  # JupyterLab asks about its news
+            try:
+                news.click(timeout=5000)
+            except Exception:
+                pass  # not asked this time
+
+            def run(i: int) -> None:
+                cells.nth(i).locator(".jp-InputArea-editor").click()
+                page.keyboard.press("Shift+Enter")
+
+            def output(i: int) -> str:
+                return cells.nth(i).locator(".jp-OutputArea").inner_text()
+
+            run(0)
+            run(1)
+            page.wait_for_function(
+                "() => document.querySelectorAll('.jp-Cell')[1].innerText.includes('✓ demo')", timeout=WAIT_MS
+            )
+            run(2)
+            approve = cells.nth(2).locator("button.jupyter-button", has_text="Approve")
+            approve.wait_for(timeout=WAIT_MS)
+            DOCS.mkdir(exist_ok=True)
+            cells.nth(2).screenshot(path=str(DOCS / "approval.png"))
+            approve.click()
+            page.wait_for_function(
+                "() => document.querySelectorAll('.jp-Cell')[2].innerText.includes('deleted 152 Adelie')",
+                timeout=WAIT_MS,
+            )
+            run(3)
+            accept = cells.nth(3).locator("button.jupyter-button", has_text="Accept")
+            accept.wait_for(timeout=WAIT_MS)
+            cells.nth(3).locator(".widget-dropdown", has_text="Species").locator("select").select_option(label="Gentoo")
+            cells.nth(3).locator(".widget-dropdown", has_text="Island").locator("select").select_option(label="Dream")
+            cells.nth(3).screenshot(path=str(DOCS / "elicitation.png"))
+            accept.click()
+            page.wait_for_function(
+                "() => document.querySelectorAll('.jp-Cell')[3].innerText.includes('recorded a female Gentoo')",
+                timeout=WAIT_MS,
+            )
+            assert "recorded a female Gentoo of 4000 g on Dream" in output(3)
+            page.screenshot(path=str(DOCS / "prompts-notebook.png"), full_page=True)
+        except BaseException:
+            failure = Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-browser-failure.png"
+            page.screenshot(path=str(failure), full_page=True)
+            print(f"screenshot of the failure: {failure}")
+            raise
+        finally:
+            browser.close()

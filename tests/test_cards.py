@@ -1,0 +1,102 @@
+"""The cards' own behaviour, without a kernel: forms from schemas, validation, answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+
+from mcp_notebook import ApprovalRequest
+from mcp_notebook.notebook.cards import ApprovalCard, ElicitationCard, SamplingCard, UrlCard, _walk
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Name", "minLength": 2},
+        "email": {"type": "string", "format": "email"},
+        "born": {"type": "string", "format": "date"},
+        "age": {"type": "integer", "minimum": 0, "maximum": 150, "default": 30},
+        "ratio": {"type": "number", "maximum": 1.0},
+        "agree": {"type": "boolean", "default": True},
+        "color": {"type": "string", "enum": ["r", "g"], "enumNames": ["Red", "Green"]},
+        "hero": {"type": "string", "oneOf": [{"const": "h1", "title": "Superman"}, {"const": "h2", "title": "Batman"}]},
+        "tags": {"type": "array", "items": {"enum": ["a", "b", "c"]}, "minItems": 1, "default": ["a"]},
+    },
+    "required": ["name", "color"],
+}
+
+
+def widgets_of(card: Any) -> dict[str, Any]:
+    return {getattr(x, "description", ""): x for x in _walk(card.widget) if getattr(x, "description", "")}
+
+
+def button(card: Any, label: str) -> w.Button:
+    return next(x for x in _walk(card.widget) if isinstance(x, w.Button) and x.description == label)
+
+
+def test_form_from_schema() -> None:
+    card = ElicitationCard("demo", {"message": "Tell me", "requestedSchema": SCHEMA})
+    fields = widgets_of(card)
+    assert isinstance(fields["Name *"], w.Text) and isinstance(fields["age"], w.IntText)
+    assert fields["age"].value == 30 and fields["agree"].value is True
+    assert isinstance(fields["color *"], w.Dropdown) and fields["color *"].label == "Red"  # legacy enumNames
+    assert [label for label, _ in fields["hero"].options] == ["", "Superman", "Batman"]
+    assert isinstance(fields["tags"], w.SelectMultiple) and fields["tags"].value == ("a",)
+    assert fields["born"].placeholder == "YYYY-MM-DD"
+
+
+def test_accept_validates_and_sends_content() -> None:
+    card = ElicitationCard("demo", {"message": "Tell me", "requestedSchema": SCHEMA})
+    fields = widgets_of(card)
+    answers: list[Any] = []
+    card.on_answer(answers.append)
+    fields["Name *"].value = "A"  # too short
+    fields["email"].value = "nope"
+    fields["age"].value = 200
+    button(card, "Accept").click()
+    assert not answers and "fix the marked fields" in card.status.value
+    errors = " ".join(f.error.value for f in card.fields)
+    assert "at least 2 characters" in errors and "not a valid email" in errors and "at most 150" in errors
+    fields["Name *"].value = "Ada"
+    fields["email"].value = "ada@example.org"
+    fields["age"].value = 36
+    fields["hero"].value = "h2"
+    button(card, "Accept").click()
+    assert answers == [
+        {
+            "action": "accept",
+            "content": {"name": "Ada", "email": "ada@example.org", "age": 36, "agree": True,
+                        "color": "r", "hero": "h2", "tags": ["a"]},
+        }
+    ]  # fmt: skip
+    assert all(x.disabled for x in _walk(card.widget) if isinstance(x, w.Button))
+
+
+def test_decline_and_cancel() -> None:
+    for label, action in (("Decline", "decline"), ("Cancel", "cancel")):
+        card = ElicitationCard("demo", {"message": "?", "requestedSchema": SCHEMA})
+        button(card, label).click()
+        assert card.answer == {"action": action}
+
+
+def test_approval_card() -> None:
+    request = ApprovalRequest("demo", "delete_penguins", "Delete penguins", {"destructiveHint": True}, {"species": "X"})
+    for label, answer in (("Approve", "approve"), ("Always allow", "always"), ("Deny", "deny")):
+        card = ApprovalCard(request)
+        text = "".join(getattr(x, "value", "") for x in _walk(card.widget) if isinstance(x, w.HTML))
+        assert "demo.delete_penguins" in text and "not verified" in text and "&quot;species&quot;" in text
+        button(card, label).click()
+        assert card.answer == answer
+
+
+def test_sampling_and_url_cards() -> None:
+    card = SamplingCard("srv", {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}, "draft")
+    assert card.reply.value == "draft"
+    card.reply.value = "edited"
+    button(card, "Approve").click()
+    assert card.answer["content"]["text"] == "edited" and card.answer["role"] == "assistant"
+    url = UrlCard("srv", {"message": "Log in", "url": "https://example.org/x?a=<b>", "elicitationId": "e1"})
+    html = "".join(getattr(x, "value", "") for x in _walk(url.widget) if isinstance(x, w.HTML))
+    assert "https://example.org/x?a=&lt;b&gt;" in html and "target='_blank'" in html
+    button(url, "Accept").click()
+    assert url.answer == {"action": "accept"}
