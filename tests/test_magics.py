@@ -366,3 +366,23 @@ def test_subscribe(ip: InteractiveShell) -> None:
         run(ip, f"%mcp unsubscribe everything {uri}")
     with pytest.raises(UsageError, match="does not offer resource subscriptions"):
         line(ip, "subscribe demo penguins://data.csv")
+
+
+def test_logs_show_in_the_calling_cell(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    result = line(ip, "call demo.fit_model epochs=2 seconds_per_epoch=0.01")
+    assert "fitted in 2 epochs" in result.text
+    out = capsys.readouterr().out
+    assert "[demo info] epoch 1: loss 0.500" in out and "[demo info] epoch 2: loss 0.333" in out
+    run(ip, "%config MCPMagics.show_logs = False")
+    line(ip, "call demo.fit_model epochs=1 seconds_per_epoch=0.01")
+    assert "[demo info]" not in capsys.readouterr().out
+    run(ip, "%config MCPMagics.show_logs = True")
+
+
+def test_url_elicitation_required(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    command, args = faulty_cmd("ok")
+    run(ip, f"%mcp add urls -- {command} {' '.join(args)}")
+    with pytest.raises(RPCError, match=r"needs you to complete a step in your browser first.*then call again"):
+        line(ip, "call urls.needs_url")
+    assert "Connect your account: https://auth.example/connect" in capsys.readouterr().err
+    run(ip, "%mcp remove urls")

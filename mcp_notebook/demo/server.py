@@ -176,10 +176,11 @@ def summarize_penguins(
     annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
 )
 async def fit_model(ctx: Context, epochs: int = Field(5, ge=1, le=50), seconds_per_epoch: float = 0.2) -> str:
-    """Pretend to fit a species classifier, reporting progress after each epoch."""
+    """Pretend to fit a species classifier, reporting progress (and a log message) after each epoch."""
     for epoch in range(1, epochs + 1):
         await asyncio.sleep(seconds_per_epoch)
         await ctx.report_progress(epoch, epochs, f"epoch {epoch}/{epochs}")
+        await ctx.info(f"epoch {epoch}: loss {1 / (epoch + 1):.3f}")
     return f"fitted in {epochs} epochs: accuracy 0.97 (pretend)"
 
 

@@ -21,6 +21,7 @@ TOOLS = [
     {"name": "die", "inputSchema": {"type": "object"}},
     {"name": "ask", "inputSchema": {"type": "object", "properties": {"method": {"type": "string"}}}},
     {"name": "ask_later", "inputSchema": {"type": "object"}},
+    {"name": "needs_url", "inputSchema": {"type": "object"}},
     {"name": "cancel_ask", "inputSchema": {"type": "object"}},
 ]
 _asked = 0
@@ -96,6 +97,11 @@ def main() -> None:
             elif name == "ask":
                 reply = ask(params["arguments"]["method"])
                 result(rid, {"content": [{"type": "text", "text": json.dumps(reply)}]})
+            elif name == "needs_url":  # 2025-11-25: URL elicitation required first
+                elicitation = {"mode": "url", "elicitationId": "e-1", "url": "https://auth.example/connect",
+                               "message": "Connect your account"}  # fmt: skip
+                error = {"code": -32042, "message": "URL elicitation required", "data": {"elicitations": [elicitation]}}
+                send({"jsonrpc": "2.0", "id": rid, "error": error})
             elif name == "ask_later":  # ask, answer the call at once, read the reply later
                 ask("elicitation/create", {"message": "never mind", "requestedSchema": {"type": "object"}}, wait=False)
                 result(rid, {"content": [{"type": "text", "text": f"asked s{_asked}"}]})
