@@ -37,6 +37,7 @@ class Kernel:
                 os.environ["JUPYTER_PATH"] = saved
         self.widgets: dict[str, dict[str, Any]] = {}  # comm_id -> state
         self.subshell_id: str | None = None
+        self.echoes: list[str] = []  # comm ids whose update the kernel acknowledged
 
     def close(self) -> None:
         self.kc.stop_channels()
@@ -80,8 +81,10 @@ class Kernel:
             self.widgets[content["comm_id"]] = dict(content["data"].get("state", {}))
         elif msg["msg_type"] == "comm_msg" and content["comm_id"] in self.widgets:
             data = content.get("data", {})
-            if data.get("method") == "update":
+            if data.get("method") in ("update", "echo_update"):
                 self.widgets[content["comm_id"]].update(data.get("state", {}))
+            if data.get("method") == "echo_update":
+                self.echoes.append(content["comm_id"])
 
     # -- widgets -----------------------------------------------------------------------
 
@@ -131,7 +134,19 @@ class Kernel:
                 update = {"index": labels.index(value)}
         else:
             update = {"value": value}
+        self.echoes.clear()
         self._comm(comm_id, {"method": "update", "state": update, "buffer_paths": []})
+        # ipywidgets 8 echoes each update it applied: wait for that, so that a click sent
+        # next cannot be handled before the value it depends on.
+        deadline = time.monotonic() + TIMEOUT
+        while comm_id not in self.echoes:
+            self._record(self._next(deadline))
+
+    def wait_for_text(self, text: str, timeout: float = TIMEOUT) -> None:
+        """Until some widget shows ``text`` (an error under a field, a status line)."""
+        deadline = time.monotonic() + timeout
+        while not any(text in str(state.get("value", "")) for state in self.widgets.values()):
+            self._record(self._next(deadline))
 
     def answer_stdin(self, text: str, timeout: float = TIMEOUT) -> str:
         """Answer the next input() prompt; return the prompt text."""

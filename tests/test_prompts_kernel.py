@@ -183,7 +183,7 @@ def test_inline_validation_keeps_the_form_open(kernel: Kernel) -> None:
     kernel.set_value("String with email format", "not-an-email")
     kernel.click("Accept")
     # The form stays: a marked field, no answer sent yet. Fix it and accept again.
-    kernel.wait_for_widget("String with email format")
+    kernel.wait_for_text("not a valid email")
     kernel.set_value("String with email format", "ada@example.org")
     kernel.click("Accept")
     assert "ada@example.org" in text_of(kernel.outputs(cell))
