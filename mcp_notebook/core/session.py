@@ -16,9 +16,17 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from ..errors import MCPError, MessageTooLarge, NotConnected, ProtocolError, RequestTimeout, RPCError
+from ..errors import (
+    MCPError,
+    MessageTooLarge,
+    NotConnected,
+    ProtocolError,
+    RequestCancelled,
+    RequestTimeout,
+    RPCError,
+)
 from .protocol import (
     INTERNAL_ERROR,
     LATEST_PROTOCOL_VERSION,
@@ -43,6 +51,20 @@ _LISTINGS = {
     "resourceTemplates": ("resources/templates/list", "notifications/resources/list_changed"),
     "prompts": ("prompts/list", "notifications/prompts/list_changed"),
 }
+
+
+class Waker(Protocol):
+    """What a blocking request serves while it waits (see request_blocking)."""
+
+    cancel: Callable[[], None]
+
+    def fileno(self) -> int: ...
+
+    def interval(self) -> float | None:
+        """At most this many seconds between serves, or None."""
+        ...
+
+    def serve(self) -> None: ...
 
 
 @dataclass
@@ -221,27 +243,40 @@ class ClientSession:
         *,
         timeout: float | None = ...,  # type: ignore[assignment]
         on_progress: ProgressCallback | None = None,
+        waker: Waker | None = None,
     ) -> JSON:
         """``request`` for a thread other than the loop's: it sends and waits right here,
-        saving two thread hops per call. Ctrl-C cancels the request on the server."""
+        saving two thread hops per call. Ctrl-C cancels the request on the server.
+
+        A ``waker`` (a notebook cell that must answer the server's questions while it
+        waits) is served on this thread whenever its pipe is written to."""
         send = self.transport.send_nowait  # type: ignore[attr-defined]
         rid, message, pending = self._begin(method, params, timeout, on_progress, concurrent.futures.Future())
         future = pending.future
         pump = getattr(self.transport, "pump", None)
+        wake_fd = None
+        if waker is not None:
+            wake_fd = waker.fileno()
+            waker.cancel = lambda: self._cancel_blocking(rid)
         try:
             send(message)
             while True:
                 remaining = None if pending.deadline is None else pending.deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     raise self._timeout_error(pending)
+                step = remaining if waker is None else _shortest(remaining, waker.interval())
                 # Read the reply on this thread if nobody else is reading; else wait for it.
-                if not pending.settled and pump is not None and pump(pending.is_settled, remaining):
+                if not pending.settled and pump is not None and pump(pending.is_settled, step, wake_fd):
+                    if waker is not None and not pending.settled:
+                        waker.serve()  # woken: the server asked something, or time to poll
                     continue
                 try:
-                    return future.result(remaining)  # type: ignore[no-any-return]
+                    return future.result(step if waker is None else _shortest(step, 0.05))  # type: ignore[no-any-return]
                 except concurrent.futures.TimeoutError:
                     if future.done():
                         raise  # the server's own answer was a timeout error
+                    if waker is not None:
+                        waker.serve()
                     # else: progress may have moved the deadline; look again
         except KeyboardInterrupt:
             self._cancel_from_thread(rid, "cancelled by the user")
@@ -251,6 +286,15 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(rid, None)
+
+    def _cancel_blocking(self, rid: int | str) -> None:
+        """A person's Cancel (from any thread): the call ends now, the server is told."""
+        pending = self._pending.get(rid)
+        if pending is not None and not pending.settled:
+            self._cancel_from_thread(rid, "cancelled by the user")
+            self._settle(
+                pending, error=RequestCancelled(f"{pending.method} to {self.name!r} was cancelled; the server was told")
+            )
 
     async def notify(self, method: str, params: JSON | None = None) -> None:
         message: JSON = {"jsonrpc": "2.0", "method": method}
@@ -522,6 +566,10 @@ class ClientSession:
         if self._generation[key] == generation:
             self._cache[key] = items
         return items
+
+
+def _shortest(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _error_object(code: int, message: str, data: Any = None) -> JSON:

@@ -21,14 +21,17 @@ the cell that waits for that call, which shows them: output then lands in the ri
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
+import contextlib
 import enum
 import json
+import os
 import queue
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -94,21 +97,31 @@ class Question:
 class _Waiter:
     """A cell waiting for a call: what the background loop hands it arrives here."""
 
-    def __init__(self, server: str | None, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(
+        self, server: str | None, loop: asyncio.AbstractEventLoop | None = None, blocking: bool = False
+    ) -> None:
         self.cancel: Callable[[], None] = lambda: None
         self.future: concurrent.futures.Future[Any] | None = None
         self.server = server
         self.loop = loop
-        self.inbox: queue.Queue[tuple[str, Any]] | asyncio.Queue[tuple[str, Any]] = (
-            asyncio.Queue() if loop is not None else queue.Queue()
-        )
+        # A blocking request is woken by its pipe and needs no lock-and-condition queue.
+        self.inbox: Any = asyncio.Queue() if loop is not None else collections.deque() if blocking else queue.Queue()
         self.progress: dict[tuple[str, str], Any] = {}
+        self.wake_fd: int | None = None  # the write end of a blocking request's wake-up pipe
 
     def post(self, kind: str, item: Any) -> None:
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.inbox.put_nowait, (kind, item))  # type: ignore[arg-type]
+        elif isinstance(self.inbox, collections.deque):
+            self.inbox.append((kind, item))
+            fd = self.wake_fd
+            if fd is not None:
+                try:
+                    os.write(fd, b"!")  # wakes the blocking request's pump
+                except OSError:
+                    pass  # already awake (the pipe is full), or gone
         else:
-            self.inbox.put((kind, item))  # type: ignore[arg-type]
+            self.inbox.put((kind, item))
 
 
 def _outcome(future: concurrent.futures.Future[T], waiter: _Waiter) -> T:
@@ -117,6 +130,64 @@ def _outcome(future: concurrent.futures.Future[T], waiter: _Waiter) -> T:
             f"cancelled{f' the call to {waiter.server}' if waiter.server else ''}; the server was told"
         )
     return future.result()
+
+
+class _BlockingWaker:
+    """A blocking request's side of a waiter (core.session.Waker): the request pumps the
+    server's pipe and this pipe together, and serves the waiter whenever it is woken."""
+
+    def __init__(self, interaction: NotebookInteraction, waiter: _Waiter, pipe: tuple[int, int]) -> None:
+        self.interaction, self.waiter = interaction, waiter
+        self.read_fd, waiter.wake_fd = pipe
+
+    @property
+    def cancel(self) -> Callable[[], None]:
+        return self.waiter.cancel
+
+    @cancel.setter
+    def cancel(self, fn: Callable[[], None]) -> None:
+        self.waiter.cancel = fn
+
+    def fileno(self) -> int:
+        return self.read_fd
+
+    def interval(self) -> float | None:
+        # While a Cancel button shows on a kernel where a blocked cell only gets clicks by
+        # polling (ipykernel 6), come back often to poll.
+        if self.waiter.progress and choose_mode(self.interaction.mode_setting, False) is Mode.WIDGET_POLL:
+            return 0.05
+        return None
+
+    def serve(self, drain: bool = True) -> None:
+        if drain:
+            try:
+                while os.read(self.read_fd, 512):
+                    pass
+            except (BlockingIOError, OSError):
+                pass
+        inbox: collections.deque[tuple[str, Any]] = self.waiter.inbox  # type: ignore[assignment]
+        while inbox:
+            kind, item = inbox.popleft()
+            self.interaction._handle(self.waiter, kind, item, in_async=False)
+        if self.interval() is not None:
+            from jupyter_ui_poll import ui_events
+
+            with ui_events() as poll:
+                poll(10)
+
+
+_pipes = threading.local()
+
+
+def _wake_pipe() -> tuple[int, int]:
+    """One wake-up pipe per thread, kept: a blocking call should not pay for a new one."""
+    pipe = getattr(_pipes, "pipe", None)
+    if pipe is None:
+        pipe = os.pipe()
+        for fd in pipe:
+            os.set_blocking(fd, False)
+        _pipes.pipe = pipe
+    return pipe
 
 
 class NotebookInteraction:
@@ -144,6 +215,23 @@ class NotebookInteraction:
         return await self._aask_now(Question("approval", request.server, request))
 
     # -- waiting for a call -------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def blocking(self, server: str | None) -> Iterator[_BlockingWaker]:
+        """For a blocking request that reads its own reply (the fast path): listen for the
+        server's questions while it waits, and answer them on this thread."""
+        waiter = _Waiter(server, blocking=True)
+        waker = _BlockingWaker(self, waiter, _wake_pipe())
+        self._push(waiter)
+        try:
+            yield waker
+            waker.serve(drain=False)  # anything that came with the reply (a last log line)
+        except KeyboardInterrupt:
+            self._close_all(waiter, "interrupted")
+            raise
+        finally:
+            waiter.wake_fd = None
+            self._pop(waiter)
 
     def wait(self, start: Start[T], server: str | None = None) -> T:
         waiter = _Waiter(server)
@@ -245,7 +333,7 @@ class NotebookInteraction:
             if card is None:
                 from .cards import ProgressCard
 
-                card = waiter.progress[(server, tool)] = ProgressCard(server, tool, waiter.cancel)
+                card = waiter.progress[(server, tool)] = ProgressCard(server, tool, lambda: waiter.cancel())
                 display(card.widget)
             card.update(progress, total, message)
         elif kind == "log":

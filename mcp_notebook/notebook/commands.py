@@ -78,6 +78,14 @@ def _servers(ctx: Context, name: str | None) -> list[Server]:
     return servers
 
 
+def _positional(sub: str, tokens: list[str], *names: str) -> Any:
+    """Parse a subcommand that takes only these positional arguments."""
+    parser = Parser(sub)
+    for name in names:
+        parser.add_argument(name)
+    return parser.parse(tokens)
+
+
 def _counts(server: Server) -> dict[str, int | None]:
     """How many tools, resources and prompts a connected server offers (None: not offered)."""
     if server.status is not Status.CONNECTED:
@@ -209,9 +217,7 @@ def list_(ctx: Context, tokens: list[str]) -> Any:
 
 @command("status SERVER", "a server's capabilities, instructions, protocol and pid", "  %mcp status everything")
 def status(ctx: Context, tokens: list[str]) -> Any:
-    parser = Parser("status")
-    parser.add_argument("server")
-    return display.ServerStatus(_server(ctx, parser.parse(tokens).server))
+    return display.ServerStatus(_server(ctx, _positional("status", tokens, "server").server))
 
 
 @command(
@@ -229,19 +235,14 @@ def logs(ctx: Context, tokens: list[str]) -> Any:
 
 @command("loglevel SERVER LEVEL", "ask a server to send log messages from LEVEL up", "  %mcp loglevel everything debug")
 def loglevel(ctx: Context, tokens: list[str]) -> None:
-    parser = Parser("loglevel")
-    parser.add_argument("server")
-    parser.add_argument("level")
-    opts = parser.parse(tokens)
+    opts = _positional("loglevel", tokens, "server", "level")
     _server(ctx, opts.server).set_log_level(opts.level)
     ctx.out(f"{opts.server}: log level {opts.level}")
 
 
 @command("restart SERVER", "reconnect (a stdio server is started again)", "  %mcp restart everything")
 def restart(ctx: Context, tokens: list[str]) -> None:
-    parser = Parser("restart")
-    parser.add_argument("server")
-    server = _server(ctx, parser.parse(tokens).server)
+    server = _server(ctx, _positional("restart", tokens, "server").server)
     try:
         server.restart()
     finally:
@@ -251,9 +252,7 @@ def restart(ctx: Context, tokens: list[str]) -> None:
 
 @command("remove SERVER", "disconnect and forget a server", "  %mcp remove everything")
 def remove(ctx: Context, tokens: list[str]) -> None:
-    parser = Parser("remove")
-    parser.add_argument("server")
-    name = parser.parse(tokens).server
+    name = _positional("remove", tokens, "server").server
     _server(ctx, name)
     ctx.client.remove(name)
     ctx.out(f"removed {name}")
@@ -496,10 +495,7 @@ def roots(ctx: Context, tokens: list[str]) -> Any:
 """,
 )
 def subscribe(ctx: Context, tokens: list[str]) -> Any:
-    parser = Parser("subscribe")
-    parser.add_argument("server")
-    parser.add_argument("uri")
-    opts = parser.parse(tokens)
+    opts = _positional("subscribe", tokens, "server", "uri")
     server = _server(ctx, opts.server)
     if not (server.capabilities.get("resources") or {}).get("subscribe"):
         raise UsageError(f"{opts.server} does not offer resource subscriptions")
@@ -512,10 +508,7 @@ def subscribe(ctx: Context, tokens: list[str]) -> Any:
 
 @command("unsubscribe SERVER URI", "stop following a resource", "  %mcp unsubscribe everything URI")
 def unsubscribe(ctx: Context, tokens: list[str]) -> None:
-    parser = Parser("unsubscribe")
-    parser.add_argument("server")
-    parser.add_argument("uri")
-    opts = parser.parse(tokens)
+    opts = _positional("unsubscribe", tokens, "server", "uri")
     _server(ctx, opts.server).unsubscribe(opts.uri)
     ctx.out(f"{opts.server}: no longer following {opts.uri}")
 

@@ -267,10 +267,18 @@ class Server:
         session = self._connected()
         if timeout is _DEFAULT:
             timeout = self._client.settings.request_timeout
-        # The fast path waits right here; with a person to ask (a notebook), waiting goes
-        # through the interaction so that the server's questions can be answered.
-        if session.can_block and not self._client.interaction.services_prompts and not self._loop.in_loop_thread():
-            return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+        # The fast path waits right here; with a person to ask (a notebook) it also serves
+        # the interaction, so that the server's questions are answered in this cell.
+        if session.can_block and not self._loop.in_loop_thread():
+            interaction = self._client.interaction
+            if not interaction.services_prompts:
+                return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+            blocking = getattr(interaction, "blocking", None)
+            if blocking is not None:
+                with blocking(self.name) as waker:
+                    return session.request_blocking(
+                        method, params, timeout=timeout, on_progress=on_progress, waker=waker
+                    )
         return self._run(session.request(method, params, timeout=timeout, on_progress=on_progress))
 
     def _arequest(

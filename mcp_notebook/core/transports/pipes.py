@@ -173,19 +173,25 @@ class PipeReader:
 
     # -- a waiting thread's side -------------------------------------------------------
 
-    def pump(self, done: Callable[[], bool], timeout: float | None) -> bool:
-        """Read on this thread until ``done()`` or ``timeout`` seconds.
+    def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
+        """Read on this thread until ``done()``, ``timeout`` seconds, or ``wake_fd`` (the
+        caller's own wake-up pipe) becomes readable.
 
         False when this thread cannot read (another reader has the pipe, or it is at
         EOF): then wait for the reply some other way.
         """
         if self._eof or not self._read_lock.acquire(blocking=False):
             return False
+        if wake_fd is not None:
+            self._poll.register(wake_fd, select.POLLIN)
         try:
             deadline = None if timeout is None else time.monotonic() + timeout
             while not done():
                 wait_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000) + 1)
-                if self._poll.poll(wait_ms) and not self._drain():
+                events = self._poll.poll(wait_ms)
+                if any(fd == wake_fd for fd, _ in events):
+                    return True  # the caller has something to do; it will pump again
+                if events and not self._drain():
                     return False  # EOF
                 if self._handed_off:
                     self._handed_off = False
@@ -194,6 +200,8 @@ class PipeReader:
                     break
             return True
         finally:
+            if wake_fd is not None:
+                self._poll.unregister(wake_fd)
             self._last_pump = time.monotonic()
             self._read_lock.release()
 

@@ -253,10 +253,10 @@ class StdioTransport:
         # The process is exiting (or closed stdout): give its exit code a moment.
         self._loop.call_later(0.2, self._finish)  # type: ignore[union-attr]
 
-    def pump(self, done: Callable[[], bool], timeout: float | None) -> bool:
+    def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
         """Read replies on this thread until ``done()`` (see PipeReader.pump)."""
         reader = self._reader
-        return reader is not None and reader.pump(done, timeout)
+        return reader is not None and reader.pump(done, timeout, wake_fd)
 
     def _feed_stderr(self, data: bytes) -> None:
         text = self._stderr_partial + data.decode("utf-8", "replace")
