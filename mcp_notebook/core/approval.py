@@ -33,11 +33,11 @@ class ApprovalPolicy:
             raise ValueError(f"unknown approval mode {self.mode!r}; use always, destructive or never")
 
     def decide(self, server: str, tool: str, annotations: dict[str, Any] | None) -> Decision:
-        if _matches(self.deny.get(server, []), tool) or _matches(self.deny.get("*", []), tool):
+        if self.deny and _listed(self.deny, server, tool):
             return "deny"
         if (server, tool) in self.always_allowed:
             return "allow"
-        if _matches(self.allow.get(server, []), tool) or _matches(self.allow.get("*", []), tool):
+        if self.allow and _listed(self.allow, server, tool):
             return "allow"
         if self.mode == "never":
             return "allow"
@@ -48,5 +48,6 @@ class ApprovalPolicy:
         return "ask" if destructive else "allow"
 
 
-def _matches(globs: Iterable[str], tool: str) -> bool:
+def _listed(lists: dict[str, list[str]], server: str, tool: str) -> bool:
+    globs: Iterable[str] = [*lists.get(server, ()), *lists.get("*", ())]
     return any(fnmatch.fnmatchcase(tool, g) for g in globs)

@@ -189,7 +189,7 @@ class PipeReader:
             while not done():
                 wait_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000) + 1)
                 events = self._poll.poll(wait_ms)
-                if any(fd == wake_fd for fd, _ in events):
+                if wake_fd is not None and any(fd == wake_fd for fd, _ in events):
                     return True  # the caller has something to do; it will pump again
                 if events and not self._drain():
                     return False  # EOF

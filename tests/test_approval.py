@@ -1,0 +1,91 @@
+"""The approval policy: what asks, what runs, what is refused (the Python API, no notebook)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from mcp_notebook import ApprovalPolicy, ApprovalRequest, Client, ToolDenied
+
+DESTRUCTIVE = {"destructiveHint": True}
+
+
+@pytest.mark.parametrize(
+    ("policy", "tool", "hints", "expected"),
+    [
+        (ApprovalPolicy(), "rm", DESTRUCTIVE, "ask"),
+        (ApprovalPolicy(), "rm", {"destructiveHint": True, "readOnlyHint": True}, "allow"),
+        (ApprovalPolicy(), "ls", {}, "allow"),  # unannotated: the person typing the call wrote it
+        (ApprovalPolicy(mode="always"), "ls", {"readOnlyHint": True}, "ask"),
+        (ApprovalPolicy(mode="never"), "rm", DESTRUCTIVE, "allow"),
+        (ApprovalPolicy(allow={"srv": ["r*"]}), "rm", DESTRUCTIVE, "allow"),
+        (ApprovalPolicy(allow={"*": ["rm"]}), "rm", DESTRUCTIVE, "allow"),
+        (ApprovalPolicy(mode="never", deny={"srv": ["rm"]}), "rm", {}, "deny"),
+        (ApprovalPolicy(allow={"srv": ["*"]}, deny={"*": ["rm"]}), "rm", {}, "deny"),  # deny wins
+        (ApprovalPolicy(allow={"other": ["rm"]}), "rm", DESTRUCTIVE, "ask"),
+    ],
+)
+def test_decide(policy: ApprovalPolicy, tool: str, hints: dict, expected: str) -> None:
+    assert policy.decide("srv", tool, hints) == expected
+
+
+def test_unknown_mode() -> None:
+    with pytest.raises(ValueError, match="unknown approval mode"):
+        ApprovalPolicy(mode="sometimes")  # type: ignore[arg-type]
+
+
+class Answers:
+    """An interaction that answers approvals from a list (as a person would)."""
+
+    services_prompts = False
+    headless_approval = "deny"
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.asked: list[ApprovalRequest] = []
+
+    def approve(self, request: ApprovalRequest) -> str:
+        self.asked.append(request)
+        return self.answers.pop(0)
+
+    async def aapprove(self, request: ApprovalRequest) -> str:
+        return self.approve(request)
+
+    def wait(self, start, server=None):  # type: ignore[no-untyped-def]
+        return start()[0].result()
+
+    async def await_(self, start, server=None):  # type: ignore[no-untyped-def]
+        import asyncio
+
+        return await asyncio.wrap_future(start()[0])
+
+
+def test_python_api_asks_then_remembers_always_allow() -> None:
+    answers = Answers("deny", "always")
+    client = Client(interaction=answers)  # type: ignore[arg-type]
+    try:
+        demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+        with pytest.raises(ToolDenied, match=r"demo\.delete_penguins was denied; nothing was sent"):
+            demo.call_tool("delete_penguins", {"species": "Adelie"})
+        assert demo.call_tool("query_penguins", {"species": "Adelie"}).structured["count"] == 152  # not deleted
+        request = answers.asked[0]
+        assert request.annotations["destructiveHint"] is True and request.arguments == {"species": "Adelie"}
+        assert "untrusted" in request.describe()
+        assert "deleted 152" in demo.call_tool("delete_penguins", {"species": "Adelie"}).text
+        assert "deleted 0" in demo.call_tool("delete_penguins", {"species": "Adelie"}).text  # not asked again
+        assert len(answers.asked) == 2
+    finally:
+        client.close()
+
+
+def test_headless_console_denies_with_how_to_allow() -> None:
+    client = Client()  # ConsoleInteraction; pytest's stdin is not a terminal
+    try:
+        demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+        with pytest.raises(ToolDenied, match=r"nobody can answer here.*approval_allow"):
+            demo.call_tool("delete_penguins", {"species": "Gentoo"})
+        client.approval.allow = {"demo": ["delete_*"]}
+        assert "deleted 124" in demo.call_tool("delete_penguins", {"species": "Gentoo"}).text
+    finally:
+        client.close()
