@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -358,8 +359,6 @@ class SubscriptionView:
 
     def updated(self, uri: str, params: dict[str, Any]) -> None:
         # Runs on the background loop; a widget's state may change from any thread.
-        import time
-
         self.count += 1
         self.widget.value = self._text(f"{self.count} update(s), last at {time.strftime('%H:%M:%S')}")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from IPython.core.error import UsageError
 from ..core.config import ServerConfig, load_config
 from ..core.types import Status
 from ..errors import ConfigError
-from ..runtime.client import Client
+from ..runtime.client import Client, root_entry
 from ..runtime.server import Server
 from . import display, tables
 from .parsing import Parser, body_arguments, expand_text, key_value_option, key_values, split, target
@@ -156,8 +157,6 @@ def add(ctx: Context, tokens: list[str]) -> None:
         )
     headers = key_value_option(opts.header, "--header")
     if opts.bearer_env:
-        import os
-
         token = os.environ.get(opts.bearer_env)
         if not token:
             raise UsageError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
@@ -468,17 +467,11 @@ def roots(ctx: Context, tokens: list[str]) -> Any:
         if len(tokens) != 2 or tokens[0] not in ("add", "remove"):
             raise UsageError("%mcp roots: use %mcp roots, %mcp roots add PATH or %mcp roots remove PATH")
         action, path = tokens
-        from ..runtime.client import _root
-
-        root = _root(path)
+        root = root_entry(path)
         current = [r for r in ctx.client.roots if r["uri"] != root["uri"]]
         if action == "add":
-            if path.startswith("file:") or "://" not in path:
-                import os.path
-
-                local = os.path.expanduser(path)
-                if "://" not in path and not os.path.isdir(local):
-                    raise UsageError(f"%mcp roots add: {path!r} is not a folder")
+            if "://" not in path and not os.path.isdir(os.path.expanduser(path)):
+                raise UsageError(f"%mcp roots add: {path!r} is not a folder")
             current.append(root)
         elif len(current) == len(ctx.client.roots):
             raise UsageError(f"%mcp roots remove: {path!r} is not a root; %mcp roots lists them")

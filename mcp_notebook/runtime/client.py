@@ -88,7 +88,7 @@ class Client:
         """Offer these folders (paths or ``file://`` URIs) to servers; connected servers are
         told (``notifications/roots/list_changed``). Servers connected from now on see the
         roots capability."""
-        self._roots = [_root(r) for r in roots]
+        self._roots = [root_entry(r) for r in roots]
         if self.handlers.roots is None:
             self.handlers.roots = lambda params: {"roots": self.roots}
         for server in self:
@@ -272,7 +272,8 @@ class Client:
         ]
 
 
-def _root(value: str | os.PathLike[str] | JSON) -> JSON:
+def root_entry(value: str | os.PathLike[str] | JSON) -> JSON:
+    """A roots/list entry from a folder path, a ``file://`` URI or an entry."""
     if isinstance(value, dict):
         return dict(value)
     text = os.fspath(value)
