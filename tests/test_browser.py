@@ -1,5 +1,5 @@
 """JupyterLab in a real (headless) Chromium: click Approve, fill and accept an elicitation
-form, and read the cells' outputs. Screenshots go to docs/ for the README.
+form, and read the cells' outputs. Screenshots for the README: MCP_NOTEBOOK_SCREENSHOTS=docs.
 
 Needs Debian's chromium (/usr/bin/chromium), playwright and jupyterlab; .ci/run installs
 them. Elsewhere, without chromium, the test is skipped with that reason.
@@ -21,7 +21,8 @@ import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
+# Screenshots land in a temporary folder; MCP_NOTEBOOK_SCREENSHOTS=docs refreshes the README's.
+DOCS = Path(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-shots")
 WAIT_MS = 60_000
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
