@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import ConfigError
 from .redact import redact_args, redact_mapping
 
-TRANSPORTS = ("stdio", "http", "sse")
+TRANSPORTS = ("stdio", "http", "sse", "auto")  # auto: Streamable HTTP, else legacy SSE
 _TRANSPORT_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "streamable_http": "http", "local": "stdio"}
 _VAR = re.compile(r"\$\{([^}]*)\}")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -41,7 +41,9 @@ class ServerConfig:
     def __post_init__(self) -> None:
         check_server_name(self.name)
         if self.transport not in TRANSPORTS:
-            raise ConfigError(f"server {self.name!r}: unknown transport {self.transport!r}; use stdio, http or sse")
+            raise ConfigError(
+                f"server {self.name!r}: unknown transport {self.transport!r}; use stdio, http, sse or auto"
+            )
         if self.transport == "stdio" and not self.command:
             raise ConfigError(f"server {self.name!r}: a stdio server needs a command")
         if self.transport != "stdio" and not self.url:

@@ -168,6 +168,9 @@ class ClientSession:
         self.server_info = result.get("serverInfo") or {}
         self.server_capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
+        initialized = getattr(self.transport, "on_initialized", None)
+        if initialized is not None:  # HTTP: the version goes on every later request
+            initialized(version)
         await self.notify("notifications/initialized")
         return result
 

@@ -161,7 +161,7 @@ def add(ctx: Context, tokens: list[str]) -> None:
         if not token:
             raise UsageError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
         headers["Authorization"] = f"Bearer {token}"
-    config = _config(opts.name, transport=opts.transport or "http", url=opts.url, headers=headers)
+    config = _config(opts.name, transport=opts.transport or "auto", url=opts.url, headers=headers)
     _connect(ctx, config, opts.timeout)
 
 

@@ -152,7 +152,7 @@ class Client:
         check_server_name(name)
         config = ServerConfig(
             name=name,
-            transport=transport or ("stdio" if command else "http"),
+            transport=transport or ("stdio" if command else "auto"),
             command=command,
             args=[str(a) for a in args],
             env=dict(env or {}),
@@ -261,7 +261,7 @@ class Client:
         return [
             {
                 "name": s.name,
-                "transport": s.config.transport,
+                "transport": s.transport_name,
                 "status": s.status.value,
                 "server": s.server_info.get("name"),
                 "version": s.server_info.get("version"),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..core.config import ServerConfig
 from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
+from ..core.transports.http import HttpStatusError, SseTransport, StreamableHttpTransport
 from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_structured_output, validate_arguments
@@ -27,7 +28,6 @@ from ..errors import (
     ServerExited,
     StartupError,
     ToolDenied,
-    TransportError,
     UnknownTool,
 )
 from .interaction import ApprovalRequest
@@ -88,7 +88,8 @@ class Server:
         self.error: str | None = None
         self.startup_timeout = startup_timeout
         self._session: ClientSession | None = None
-        self._transport: StdioTransport | None = None
+        self._transport: Any = None
+        self.transport_name = config.transport  # what is in use (auto resolves to http or sse)
         self._listeners: list[Callable[[str, JSON], Any]] = []
         self._subscriptions: dict[str, list[Callable[[str, JSON], Any]]] = {}
         self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
@@ -107,7 +108,7 @@ class Server:
     def __repr__(self) -> str:
         detail = f" {self.server_info.get('name')} {self.server_info.get('version')}" if self.server_info else ""
         why = f" ({self.error})" if self.error and self.status is Status.FAILED else ""
-        return f"<Server {self.name!r} {self.config.transport} {self.status.value}{detail}{why}>"
+        return f"<Server {self.name!r} {self.transport_name} {self.status.value}{detail}{why}>"
 
     # -- facts about the connection ----------------------------------------------------
 
@@ -164,16 +165,33 @@ class Server:
         if self._session is not None and not self._session.closed:
             await self.aclose()
         settings = self._client.settings
-        self.status, self.error = Status.CONNECTING, None
         config = self.config
-        if config.transport != "stdio":
-            self._fail(f"{config.transport} transport is not available yet in this version; use a stdio server")
-            raise TransportError(f"server {self.name!r}: {self.error}")
-        assert config.command is not None
-        transport = StdioTransport(
-            StdioParameters(config.command, config.args, config.env, config.cwd),
-            max_message_size=settings.max_message_size,
-        )
+        if config.transport == "auto":
+            # The spec's backwards compatibility: Streamable HTTP first; an initialize
+            # answered 400, 404 or 405 means a legacy HTTP+SSE server.
+            try:
+                return await self._connect_with("http", settings)
+            except HttpStatusError as e:
+                if e.status not in (400, 404, 405):
+                    raise
+            return await self._connect_with("sse", settings)
+        return await self._connect_with(config.transport, settings)
+
+    async def _connect_with(self, kind: str, settings: Settings) -> Server:
+        config = self.config
+        self.status, self.error = Status.CONNECTING, None
+        transport: Any
+        if kind == "stdio":
+            assert config.command is not None
+            transport = StdioTransport(
+                StdioParameters(config.command, config.args, config.env, config.cwd),
+                max_message_size=settings.max_message_size,
+            )
+        else:
+            assert config.url is not None
+            cls = StreamableHttpTransport if kind == "http" else SseTransport
+            transport = cls(config.url, headers=config.headers, max_message_size=settings.max_message_size)
+        self.transport_name = kind
         session = ClientSession(
             transport,
             name=self.name,
@@ -195,7 +213,7 @@ class Server:
         self.status = Status.CONNECTED
         return self
 
-    def _startup_error(self, e: BaseException, timeout: float, transport: StdioTransport) -> MCPError | None:
+    def _startup_error(self, e: BaseException, timeout: float, transport: Any) -> MCPError | None:
         what = f"server {self.name!r} ({transport.describe()})"
         if isinstance(e, RequestTimeout):
             return StartupError(

@@ -1,0 +1,140 @@
+"""Remote servers: server-everything in its streamableHttp and sse modes, the demo server
+over --http and --sse (the official SDK's HTTP transports), auto-detection, HTTP faults."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from conftest import EVERYTHING, node
+from IPython.core.interactiveshell import InteractiveShell
+
+from mcp_notebook import Client, MCPError, Status
+
+WAIT = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(command: list[str], port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+    proc.kill()
+    pytest.fail(f"{command} did not listen on {port}")
+
+
+@pytest.fixture(scope="module", params=["streamableHttp", "sse"])
+def everything_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    port = free_port()
+    proc = serve([node(), str(EVERYTHING), request.param], port, {"PORT": str(port)})
+    yield f"http://127.0.0.1:{port}/{'mcp' if request.param == 'streamableHttp' else 'sse'}"
+    proc.kill()
+    proc.wait()
+
+
+@pytest.fixture
+def client() -> Iterator[Client]:
+    c = Client()
+    yield c
+    c.close()
+
+
+def test_everything_over_http(client: Client, everything_url: str) -> None:
+    server = client.add("everything", url=everything_url)
+    assert server.status is Status.CONNECTED
+    assert server.transport_name == ("http" if everything_url.endswith("/mcp") else "sse")  # auto-detected
+    assert server.protocol_version == "2025-11-25"
+    assert {"echo", "get-sum"} <= {t.name for t in server.list_tools()}
+    assert server.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
+    first = server.list_resources()[0]
+    assert server.read_resource(first.uri).contents[0]["uri"] == first.uri
+    assert server.list_resource_templates() and server.list_prompts()
+    assert "Paris" in server.get_prompt("args-prompt", {"city": "Paris"}).text
+    seen: list[float] = []
+    done = server.call_tool(
+        "trigger-long-running-operation", {"duration": 1, "steps": 2}, on_progress=lambda p, t, m: seen.append(p)
+    )
+    assert "completed" in done.text and seen == [1, 2]
+    got = threading.Event()
+    server.on_notification(lambda method, params: method == "notifications/message" and got.set())
+    server.set_log_level("debug")
+    server.call_tool("toggle-simulated-logging")
+    try:
+        assert got.wait(WAIT)
+    finally:
+        server.call_tool("toggle-simulated-logging")
+
+
+@pytest.mark.parametrize("mode", ["--http", "--sse"])
+def test_demo_server_over_http_with_magics(mode: str) -> None:
+    port = free_port()
+    proc = serve([sys.executable, "-m", "mcp_notebook.demo", mode, str(port)], port)
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_line_magic("load_ext", "mcp_notebook")
+        path = "mcp" if mode == "--http" else "sse"
+        transport = "http" if mode == "--http" else "sse"
+        shell.run_line_magic("mcp", f"add remote http://127.0.0.1:{port}/{path} --transport {transport}")
+        frame = shell.run_line_magic("mcp", "list").set_index("name")
+        assert frame.loc["remote", "status"] == "connected" and frame.loc["remote", "transport"] == transport
+        result = shell.run_line_magic("mcp", "call remote.query_penguins species=Gentoo limit=2")
+        assert result.structured["count"] == 124
+        assert shell.run_line_magic("mcp", "read remote penguins://data.csv").to_frame().shape == (344, 8)
+        shell.run_line_magic("mcp", "remove remote")
+    finally:
+        shell.run_line_magic("unload_ext", "mcp_notebook")
+        proc.kill()
+        proc.wait()
+
+
+def test_connection_refused_is_one_line(client: Client) -> None:
+    with pytest.raises(MCPError) as info:
+        client.add("nowhere", url=f"http://127.0.0.1:{free_port()}/mcp", transport="http")
+    assert "cannot reach" in str(info.value) and "\n" not in str(info.value)
+    assert client["nowhere"].status is Status.FAILED
+
+
+def test_bearer_token_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "tok-" + "9" * 20
+    monkeypatch.setenv("REMOTE_TOKEN", secret)
+    port = free_port()
+    proc = serve([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port)], port)
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_line_magic("load_ext", "mcp_notebook")
+        shell.run_line_magic("mcp", f"add remote http://127.0.0.1:{port}/mcp --bearer-env REMOTE_TOKEN")
+        shown = [
+            repr(shell.run_line_magic("mcp", "status remote")),
+            shell.run_line_magic("mcp", "status remote")._repr_html_(),
+            shell.run_line_magic("mcp", "list").to_string(),
+            repr(shell.run_line_magic("mcp", "call remote.query_penguins limit=1")),
+        ]
+        from mcp_notebook import get_client
+
+        shown += [repr(get_client()["remote"]), repr(get_client()["remote"].config)]
+        assert not any(secret in text for text in shown)
+        assert get_client()["remote"].config.headers["Authorization"] == f"Bearer {secret}"  # it was sent
+        shell.run_line_magic("mcp", "remove remote")
+    finally:
+        shell.run_line_magic("unload_ext", "mcp_notebook")
+        proc.kill()
+        proc.wait()
