@@ -12,10 +12,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import EVERYTHING, node
+from conftest import EVERYTHING, SERVERS, node
 from IPython.core.interactiveshell import InteractiveShell
 
-from mcp_notebook import Client, MCPError, Status
+from mcp_notebook import Client, MCPError, MessageTooLarge, RequestTimeout, Settings, Status
 
 WAIT = 20.0
 
@@ -138,3 +138,39 @@ def test_bearer_token_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
         shell.run_line_magic("unload_ext", "mcp_notebook")
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture(scope="module")
+def faulty_http() -> Iterator[str]:
+    port = free_port()
+    proc = serve([sys.executable, str(SERVERS / "faulty_http.py"), str(port)], port)
+    yield f"http://127.0.0.1:{port}"
+    proc.kill()
+    proc.wait()
+
+
+def test_http_faults_fail_only_their_call(faulty_http: str) -> None:
+    client = Client(settings=Settings(max_message_size=1 << 20))
+    try:
+        server = client.add("faulty", url=f"{faulty_http}/ok/mcp", transport="http")
+        assert server.call_tool("echo").text == "fine"
+        with pytest.raises(MessageTooLarge, match=r"over the 1\.0 MiB limit"):
+            server.call_tool("big", timeout=WAIT)
+        with pytest.raises(MCPError, match="closed the reply stream before answering; run the call again"):
+            server.call_tool("cut", timeout=WAIT)
+        with pytest.raises(MCPError, match="not JSON"):
+            server.call_tool("garbage", timeout=WAIT)
+        with pytest.raises(RequestTimeout):
+            server.call_tool("hang", timeout=0.5)
+        assert server.call_tool("echo").text == "fine"  # still usable after each
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"), [("html", r"HTTP 500 .*an HTML page"), ("auth", r"HTTP 401 \(it needs authorization\)")]
+)
+def test_http_error_pages_are_one_line(client: Client, faulty_http: str, path: str, expected: str) -> None:
+    with pytest.raises(MCPError, match=expected) as info:
+        client.add("bad", url=f"{faulty_http}/{path}/mcp", transport="http")
+    assert "\n" not in str(info.value) and "<html>" not in str(info.value)

@@ -410,6 +410,12 @@ class ClientSession:
         else:
             self.diagnostics.append(text)
 
+    def fail_request(self, request_id: int | str, error: MCPError) -> None:
+        """The transport knows this request cannot be answered (a cut stream, a bad reply)."""
+        pending = self._pending.get(request_id)
+        if pending is not None and not pending.settled:
+            self._settle(pending, error=error)
+
     def on_closed(self, error: MCPError | None) -> None:
         self._fail_all(error)
 

@@ -16,6 +16,8 @@ class MessageSink(Protocol):
 
     def on_closed(self, error: MCPError | None) -> None: ...
 
+    def fail_request(self, request_id: int | str, error: MCPError) -> None: ...
+
 
 class Transport(Protocol):
     max_message_size: int

@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 import httpx
 from httpx_sse import EventSource
 
-from ...errors import MCPError, ServerExited, StartupError, TransportError
+from ...errors import MCPError, ProtocolError, ServerExited, StartupError, TransportError
 from .base import MessageSink
 
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
@@ -77,22 +77,30 @@ class _HttpBase:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _deliver(self, data: str | bytes) -> None:
+    def _deliver(self, data: str | bytes, rid: int | str | None = None) -> None:
+        """Hand over one JSON-RPC message (or batch). ``rid``: the request whose reply this
+        should be (a POST's own reply), so that a bad one fails that request at once."""
+        assert self._sink is not None
         if len(data) > self.max_message_size:
-            assert self._sink is not None
-            self._sink.on_too_large(None, len(data))
+            self._sink.on_too_large(rid, len(data))
             return
         try:
             message = json.loads(data)
         except ValueError:
             self.diagnostics.append(str(data)[:2000])
+            if rid is not None:
+                self._sink.fail_request(
+                    rid, ProtocolError(f"{self.url} replied with something that is not JSON: {str(data)[:80]!r}")
+                )
             return
         assert self._sink is not None
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
                 self._sink.on_message(item)
 
-    async def _read_events(self, response: httpx.Response, on_endpoint: Any = None) -> str | None:
+    async def _read_events(
+        self, response: httpx.Response, on_endpoint: Any = None, rid: int | str | None = None
+    ) -> str | None:
         """Deliver each SSE ``message``; returns the last event id (for resumption)."""
         last_id = None
         async for event in EventSource(response).aiter_sse():
@@ -101,7 +109,7 @@ class _HttpBase:
             if event.event == "endpoint" and on_endpoint is not None:
                 on_endpoint(event.data)
             elif event.event in ("message", "") and event.data:
-                self._deliver(event.data)
+                self._deliver(event.data, rid)
         return last_id
 
     async def _shutdown(self) -> None:
@@ -131,9 +139,25 @@ class StreamableHttpTransport(_HttpBase):
         return headers
 
     async def send(self, message: dict[str, Any]) -> None:
-        client = self._client
-        if client is None or self._closed:
+        if self._client is None or self._closed:
             raise ServerExited(f"the connection to {self.url} is closed")
+        # The POST runs on its own: a server that never answers must not hold the session
+        # (the request's timeout then ends the wait); its failures end that request.
+        self._spawn(self._post(message))
+
+    async def _post(self, message: dict[str, Any]) -> None:
+        rid = message.get("id") if "method" in message else None
+        try:
+            await self._exchange(message, rid)
+        except MCPError as e:
+            if rid is not None and self._sink is not None:
+                self._sink.fail_request(rid, e)
+            else:
+                self.diagnostics.append(f"sending {message.get('method', 'a reply')} failed: {e}")
+
+    async def _exchange(self, message: dict[str, Any], rid: int | str | None) -> None:
+        client = self._client
+        assert client is not None
         body = json.dumps(message, separators=(",", ":"))
         try:
             request = client.build_request("POST", self.url, content=body, headers=self._request_headers())
@@ -154,24 +178,30 @@ class StreamableHttpTransport(_HttpBase):
             raise HttpStatusError(f"{self.url} answered HTTP {status} ({why}) with {_short_body(response)}", status)
         kind = response.headers.get("content-type", "").split(";")[0].strip()
         if kind == "text/event-stream":
-            self._spawn(self._stream(response))
+            self._spawn(self._stream(response, rid))
         elif kind == "application/json":
             data = await response.aread()
             await response.aclose()
             if data:
-                self._deliver(data)
+                self._deliver(data, rid)
         else:
             await response.aread()
             await response.aclose()
             raise TransportError(f"{self.url} answered with {kind or 'no content type'}, not JSON or an event stream")
 
-    async def _stream(self, response: httpx.Response) -> None:
+    async def _stream(self, response: httpx.Response, rid: int | str | None) -> None:
         try:
-            await self._read_events(response)
+            await self._read_events(response, rid=rid)
         except (httpx.HTTPError, MCPError) as e:
             self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
         finally:
             await response.aclose()
+        if rid is not None and self._sink is not None and not self._closed:
+            # The stream ended; if it never carried the reply, that request is lost (a
+            # tools/call is never re-sent on its own): say so now rather than time out.
+            self._sink.fail_request(
+                rid, TransportError(f"{self.url} closed the reply stream before answering; run the call again")
+            )
 
     def on_initialized(self, protocol_version: str) -> None:
         """After the handshake: the version goes on every request; listen for the server."""
