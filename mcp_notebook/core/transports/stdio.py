@@ -207,10 +207,6 @@ class StdioTransport:
         proc.close()
         self._finish()
 
-    def kill_now(self) -> None:
-        """Last resort at interpreter exit, when the event loop may be gone."""
-        self._signal_group(signal.SIGKILL)
-
     def _signal_group(self, sig: int) -> None:
         if self.pid is None:
             return
