@@ -4,6 +4,11 @@ Widget clicks are comm messages on the shell channel ({"method": "custom", "cont
 {"event": "click"}}) and value changes are {"method": "update", "state": {...}}; they can
 go on the main shell or on a subshell (create_subshell_request on the control channel,
 then subshell_id in the comm message's header), as JupyterLab >= 4.4 sends them.
+
+Each cell's shell reply is awaited before the next request goes out: ipykernel 7.0-7.3 can
+strand a request that lands while it sends a reply (ipython/ipykernel#1529, fixed in 7.4),
+after which that kernel never answers again. A kernel that stopped answering fails the
+rest of its tests at once instead of each waiting out its timeout.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class Kernel:
         self.widgets: dict[str, dict[str, Any]] = {}  # comm_id -> state
         self.subshell_id: str | None = None
         self.echoes: list[str] = []  # comm ids whose update the kernel acknowledged
+        self.silent: str | None = None  # set once the kernel failed to answer in time
 
     def close(self) -> None:
         self.kc.stop_channels()
@@ -46,6 +52,8 @@ class Kernel:
     # -- cells -------------------------------------------------------------------------
 
     def start(self, code: str, allow_stdin: bool = True) -> str:
+        if self.silent:
+            raise TimeoutError(f"this kernel stopped answering earlier ({self.silent})")
         return self.kc.execute(code, allow_stdin=allow_stdin)
 
     def outputs(self, msg_id: str, until_idle: bool = True, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
@@ -59,6 +67,7 @@ class Kernel:
                 continue
             kind = msg["msg_type"]
             if kind == "status" and msg["content"]["execution_state"] == "idle":
+                self._reply(msg_id, deadline)
                 return out
             if kind in ("stream", "display_data", "execute_result", "error"):
                 out.append({"type": kind, **msg["content"]})
@@ -66,13 +75,24 @@ class Kernel:
     def run(self, code: str, allow_stdin: bool = True) -> list[dict[str, Any]]:
         return self.outputs(self.start(code, allow_stdin))
 
+    def _reply(self, msg_id: str, deadline: float) -> None:
+        while True:
+            try:
+                reply = self.kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.01))
+            except Empty:
+                self.silent = "no shell reply to a finished cell"
+                raise TimeoutError(self.silent) from None
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return
+
     def _next(self, deadline: float) -> dict[str, Any]:
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("the kernel said nothing in time")
         try:
+            if remaining <= 0:
+                raise Empty
             return self.kc.get_iopub_msg(timeout=remaining)
         except Empty:
+            self.silent = "it said nothing in time"
             raise TimeoutError("the kernel said nothing in time") from None
 
     def _record(self, msg: dict[str, Any]) -> None:
