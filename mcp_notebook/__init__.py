@@ -22,6 +22,7 @@ from .errors import (
     RequestTimeout,
     RPCError,
     ServerExited,
+    SessionExpired,
     StartupError,
     ToolDenied,
     TransportError,
@@ -38,6 +39,7 @@ _LAZY = {
     "Server": "runtime.server",
     "Settings": "runtime.server",
     "Handlers": "core.session",
+    "accept_defaults": "core.elicitation",
     "ApprovalPolicy": "core.approval",
     "ApprovalRequest": "runtime.interaction",
     "ServerConfig": "core.config",
@@ -54,6 +56,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "accept_defaults",
     "ApprovalPolicy",
     "ApprovalRequest",
     "CallResult",
@@ -82,6 +85,7 @@ __all__ = [
     "RequestCancelled",
     "RPCError",
     "ServerExited",
+    "SessionExpired",
     "StartupError",
     "ToolDenied",
     "TransportError",
@@ -92,6 +96,7 @@ __all__ = [
 if TYPE_CHECKING:
     from .core.approval import ApprovalPolicy
     from .core.config import ServerConfig, load_config
+    from .core.elicitation import accept_defaults
     from .core.naming import qualified_name
     from .core.session import Handlers
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool

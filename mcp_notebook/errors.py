@@ -9,7 +9,8 @@
     ├── ToolDenied           a person (or the approval policy) said no; nothing was sent
     ├── TransportError       the connection itself failed
     │   ├── StartupError     the server could not be started or did not initialize
-    │   └── ServerExited     the server process exited
+    │   ├── ServerExited     the server process exited
+    │   └── SessionExpired   a remote server ended the session (reads reconnect on their own)
     ├── ProtocolError        the server broke the protocol (bad version, bad message)
     ├── MessageTooLarge      a message went over the configured size limit
     ├── RequestTimeout       no answer in time (the request was cancelled on the server)
@@ -34,6 +35,7 @@ __all__ = [
     "TransportError",
     "StartupError",
     "ServerExited",
+    "SessionExpired",
     "ProtocolError",
     "MessageTooLarge",
     "RequestTimeout",
@@ -83,6 +85,11 @@ class ServerExited(TransportError):
         super().__init__(message)
         self.returncode = returncode
         self.stderr = stderr
+
+
+class SessionExpired(TransportError):
+    """The server ended the session: HTTP 404 on a session, or a legacy event stream that
+    dropped. A new session is opened on the next use; a tool call is never sent twice."""
 
 
 class ProtocolError(MCPError):

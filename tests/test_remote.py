@@ -10,12 +10,22 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from conftest import EVERYTHING, SERVERS, node
 from IPython.core.interactiveshell import InteractiveShell
 
-from mcp_notebook import Client, MCPError, MessageTooLarge, RequestTimeout, Settings, Status
+from mcp_notebook import (
+    Client,
+    MCPError,
+    MessageTooLarge,
+    RequestTimeout,
+    SessionExpired,
+    Settings,
+    StartupError,
+    Status,
+)
 
 WAIT = 20.0
 
@@ -82,6 +92,62 @@ def test_everything_over_http(client: Client, everything_url: str) -> None:
         assert got.wait(WAIT)
     finally:
         server.call_tool("toggle-simulated-logging")
+
+
+def test_subscriptions_over_http(client: Client, everything_url: str) -> None:
+    server = client.add("everything", url=everything_url)
+    uri = server.list_resources()[0].uri
+    updated = threading.Event()
+    server.subscribe(uri, lambda u, params: u == uri and updated.set())
+    server.call_tool("toggle-subscriber-updates")
+    try:
+        assert updated.wait(WAIT), "no resources/updated notification arrived"
+    finally:
+        server.call_tool("toggle-subscriber-updates")
+        server.unsubscribe(uri)
+
+
+def test_expired_session_renews_reads_but_never_resends_a_call(client: Client) -> None:
+    """The demo server (the official SDK) restarted on the same port forgets its sessions:
+    it answers the old one with 404, as the spec says."""
+    port = free_port()
+    command = [sys.executable, "-m", "mcp_notebook.demo", "--http", str(port)]
+    proc = serve(command, port)
+    try:
+        server = client.add("demo", url=f"http://127.0.0.1:{port}/mcp")
+        client.approval.mode = "never"
+        for _ in range(2):
+            proc.kill()
+            proc.wait()
+            proc = serve(command, port)
+        assert len(server.list_tools(refresh=True)) == 5  # a new session, transparently
+        proc.kill()
+        proc.wait()
+        proc = serve(command, port)
+        with pytest.raises(SessionExpired, match=r"HTTP 404\); a new session is open, but the call was not sent again"):
+            server.call_tool("query_penguins", {"limit": 1})
+        assert server.call_tool("query_penguins", {"limit": 1}).structured["count"] == 344  # the new session works
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_legacy_sse_reconnects_when_its_stream_drops(client: Client) -> None:
+    port = free_port()
+    command = [sys.executable, "-m", "mcp_notebook.demo", "--sse", str(port)]
+    proc = serve(command, port)
+    try:
+        server = client.add("demo", url=f"http://127.0.0.1:{port}/sse", transport="sse")
+        proc.kill()
+        proc.wait()
+        proc = serve(command, port)
+        # The stream dropped with the server: the next use (or the background retry) opens
+        # a new stream, which is a new legacy session.
+        assert server.call_tool("query_penguins", {"limit": 1}, timeout=WAIT).structured["count"] == 344
+        assert server.status is Status.CONNECTED
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.mark.parametrize("mode", ["--http", "--sse"])
@@ -160,6 +226,8 @@ def test_http_faults_fail_only_their_call(faulty_http: str) -> None:
             server.call_tool("cut", timeout=WAIT)
         with pytest.raises(MCPError, match="not JSON"):
             server.call_tool("garbage", timeout=WAIT)
+        with pytest.raises(MessageTooLarge):
+            server.call_tool("bigjson", timeout=WAIT)
         with pytest.raises(RequestTimeout):
             server.call_tool("hang", timeout=0.5)
         assert server.call_tool("echo").text == "fine"  # still usable after each
@@ -167,10 +235,70 @@ def test_http_faults_fail_only_their_call(faulty_http: str) -> None:
         client.close()
 
 
+def test_a_resumable_reply_stream_is_resumed(faulty_http: str, client: Client) -> None:
+    server = client.add("faulty", url=f"{faulty_http}/ok/mcp", transport="http")
+    assert server.call_tool("resumable", timeout=WAIT).text == "resumed"  # via GET + Last-Event-ID
+
+
+def test_a_forgotten_session_is_never_sent_a_call_twice(faulty_http: str, client: Client) -> None:
+    import json
+    import urllib.request
+
+    server = client.add("faulty", url=f"{faulty_http}/ok/mcp", transport="http")
+    server.call_tool("forget")
+    before = json.load(urllib.request.urlopen(f"{faulty_http}/ok/counts")).get("echo", 0)
+    with pytest.raises(SessionExpired, match="not sent again"):
+        server.call_tool("echo")
+    assert "echo" in {t.name for t in server.list_tools(refresh=True)}  # the new session serves reads
+    assert server.call_tool("echo").text == "fine"
+    after = json.load(urllib.request.urlopen(f"{faulty_http}/ok/counts"))["echo"]
+    assert after == before + 1  # the call the 404 refused ran once: when run again by hand
+
+
+def test_a_server_that_never_answers_initialize(faulty_http: str) -> None:
+    client = Client(settings=Settings(startup_timeout=1.0))
+    try:
+        with pytest.raises(StartupError, match="did not answer initialize within 1 s") as info:
+            client.add("silent", url=f"{faulty_http}/silent/mcp", transport="http")
+        assert "\n" not in str(info.value)
+    finally:
+        client.close()
+
+
 @pytest.mark.parametrize(
-    ("path", "expected"), [("html", r"HTTP 500 .*an HTML page"), ("auth", r"HTTP 401 \(it needs authorization\)")]
+    ("path", "expected"),
+    [
+        ("html", r"HTTP 500 .*an HTML page"),
+        ("auth", r"HTTP 401 \(it needs authorization\)"),
+        ("forbidden", r"HTTP 403 \(access is forbidden\) with 'not for you'"),
+        ("down", r"HTTP 503 \(Service Unavailable\) with 'upstream unavailable, try later'"),
+    ],
 )
 def test_http_error_pages_are_one_line(client: Client, faulty_http: str, path: str, expected: str) -> None:
     with pytest.raises(MCPError, match=expected) as info:
         client.add("bad", url=f"{faulty_http}/{path}/mcp", transport="http")
     assert "\n" not in str(info.value) and "<html>" not in str(info.value)
+
+
+def test_tls_is_verified_and_a_ca_bundle_can_be_trusted(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    port = free_port()
+    proc = serve([sys.executable, str(SERVERS / "faulty_http.py"), str(port), str(cert), str(key)], port)
+    url = f"https://127.0.0.1:{port}/ok/mcp"
+    try:
+        strict = Client()
+        with pytest.raises(MCPError, match="CERTIFICATE_VERIFY_FAILED") as info:
+            strict.add("selfsigned", url=url, transport="http")
+        assert "\n" not in str(info.value)
+        strict.close()
+        trusting = Client(settings=Settings(tls_verify=str(cert)))
+        assert trusting.add("selfsigned", url=url, transport="http").call_tool("echo").text == "fine"
+        trusting.close()
+    finally:
+        proc.kill()
+        proc.wait()

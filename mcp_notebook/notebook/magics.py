@@ -6,7 +6,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
-from traitlets import Bool, Dict, Enum, Float, Int, observe
+from traitlets import Bool, Dict, Enum, Float, Int, Unicode, Union, observe
 
 from ..errors import (
     ArgumentError,
@@ -44,7 +44,20 @@ class MCPMagics(Magics):
     validate_arguments = Bool(True, help="Check tool arguments against the tool's schema before sending.").tag(
         config=True
     )
-    max_message_size = Int(32 * 2**20, help="Largest message accepted from a server, in bytes.").tag(config=True)
+    max_message_size = Int(
+        32 * 2**20, help="Largest message accepted from a server (a stdio line, an HTTP body, an SSE event), in bytes."
+    ).tag(config=True)
+    connect_timeout = Float(30.0, help="Remote servers: seconds to connect and for an answer to begin.").tag(
+        config=True
+    )
+    read_timeout = Float(
+        None, allow_none=True, help="Remote servers: seconds of silence on an open stream before it counts as dropped."
+    ).tag(config=True)
+    tls_verify = Union(
+        [Bool(), Unicode()],
+        default_value=True,
+        help="Remote servers: check certificates (True), do not (False), or the path of a CA bundle to trust.",
+    ).tag(config=True)
     warn_tokens = Int(10_000, help="Warn above results larger than this many tokens (about 4 characters each).").tag(
         config=True
     )
@@ -83,6 +96,9 @@ class MCPMagics(Magics):
         "request_timeout",
         "validate_arguments",
         "max_message_size",
+        "connect_timeout",
+        "read_timeout",
+        "tls_verify",
         "warn_tokens",
         "max_tokens",
         "max_rows",
@@ -102,6 +118,9 @@ class MCPMagics(Magics):
         settings.request_timeout = self.request_timeout
         settings.validate = self.validate_arguments
         settings.max_message_size = self.max_message_size
+        settings.connect_timeout = self.connect_timeout
+        settings.read_timeout = self.read_timeout
+        settings.tls_verify = self.tls_verify
         display.options.warn_tokens = self.warn_tokens
         display.options.max_tokens = self.max_tokens
         display.options.max_rows = self.max_rows

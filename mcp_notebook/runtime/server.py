@@ -6,6 +6,7 @@ thin blocking wrapper of the same name without the prefix.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from collections.abc import Callable, Coroutine
@@ -26,6 +27,7 @@ from ..errors import (
     RequestTimeout,
     RPCError,
     ServerExited,
+    SessionExpired,
     StartupError,
     ToolDenied,
     UnknownTool,
@@ -65,16 +67,27 @@ class Settings:
         request_timeout: float | None = 60.0,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         validate: bool = True,
+        connect_timeout: float = 30.0,
+        read_timeout: float | None = None,
+        tls_verify: bool | str = True,
     ) -> None:
         self.startup_timeout = startup_timeout
         self.request_timeout = request_timeout
-        self.max_message_size = max_message_size
+        self.max_message_size = max_message_size  # a stdio line, an HTTP body, an SSE event
         self.validate = validate
+        # Remote servers: connecting (and waiting for an answer to begin); silence on an
+        # open stream (None: wait, the request timeout decides); certificate checks
+        # (True, False, or the path of a CA bundle).
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.tls_verify = tls_verify
 
     def __repr__(self) -> str:
         return (
             f"Settings(startup_timeout={self.startup_timeout}, request_timeout={self.request_timeout}, "
-            f"max_message_size={self.max_message_size}, validate={self.validate})"
+            f"max_message_size={self.max_message_size}, validate={self.validate}, "
+            f"connect_timeout={self.connect_timeout}, read_timeout={self.read_timeout}, "
+            f"tls_verify={self.tls_verify!r})"
         )
 
 
@@ -93,6 +106,8 @@ class Server:
         self._listeners: list[Callable[[str, JSON], Any]] = []
         self._subscriptions: dict[str, list[Callable[[str, JSON], Any]]] = {}
         self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
+        self._renewing: asyncio.Lock | None = None
+        self._renew_task: asyncio.Future[None] | None = None
 
     @property
     def name(self) -> str:
@@ -152,6 +167,8 @@ class Server:
 
     def _connected(self) -> ClientSession:
         session = self._session
+        if session is not None and session.closed and isinstance(session.closed_error, SessionExpired):
+            raise session._closed_exception()  # a new session is opened by _with_session
         if session is None or self.status is not Status.CONNECTED or session.closed:
             if self.status is Status.FAILED:
                 raise NotConnected(f"server {self.name!r} is not connected: {self.error}; restart it")
@@ -190,7 +207,14 @@ class Server:
         else:
             assert config.url is not None
             cls = StreamableHttpTransport if kind == "http" else SseTransport
-            transport = cls(config.url, headers=config.headers, max_message_size=settings.max_message_size)
+            transport = cls(
+                config.url,
+                headers=config.headers,
+                max_message_size=settings.max_message_size,
+                timeout=settings.connect_timeout,
+                read_timeout=settings.read_timeout,
+                verify=settings.tls_verify,
+            )
         self.transport_name = kind
         session = ClientSession(
             transport,
@@ -267,7 +291,12 @@ class Server:
 
     def _on_notification(self, method: str, params: JSON) -> None:
         if method == "$/closed":
-            self._fail(params["error"])
+            session = self._session
+            if session is not None and isinstance(session.closed_error, SessionExpired):
+                # A legacy event stream dropped: reconnect now, not on the next call.
+                self._renew_task = asyncio.ensure_future(self._renew_quietly(session))
+            else:
+                self._fail(params["error"])
             return
         if method == "notifications/resources/updated":
             for callback in self._subscriptions.get(params.get("uri", ""), []):
@@ -282,12 +311,15 @@ class Server:
     # blocking one. Single requests take the blocking fast path (no hop to the loop).
 
     def _request(self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None) -> JSON:
-        session = self._connected()
         if timeout is _DEFAULT:
             timeout = self._client.settings.request_timeout
+        session = self._session
+        if session is None or not session.can_block:
+            return self._run(self._arequest(method, params, timeout, on_progress))
+        session = self._connected()
         # The fast path waits right here; with a person to ask (a notebook) it also serves
         # the interaction, so that the server's questions are answered in this cell.
-        if session.can_block and not self._loop.in_loop_thread():
+        if not self._loop.in_loop_thread():
             interaction = self._client.interaction
             if not interaction.services_prompts:
                 return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
@@ -304,7 +336,63 @@ class Server:
     ) -> Coroutine[Any, Any, JSON]:
         if timeout is _DEFAULT:
             timeout = self._client.settings.request_timeout
-        return self._connected().request(method, params, timeout=timeout, on_progress=on_progress)
+        if self._session is not None and self._session.can_block:  # stdio: sessions never expire
+            return self._connected().request(method, params, timeout=timeout, on_progress=on_progress)
+        return self._with_session(lambda s: s.request(method, params, timeout=timeout, on_progress=on_progress), method)
+
+    async def _with_session(self, op: Callable[[ClientSession], Coroutine[Any, Any, T]], method: str) -> T:
+        """``op(session)``; when the server ended the session, open a new one and run it
+        again, except a tool call: that is never sent twice (the person decides)."""
+        if self._renew_task is not None and not self._renew_task.done():
+            await asyncio.shield(self._renew_task)  # reconnecting after a dropped stream: wait for it
+        session = self._session
+        try:
+            return await op(self._connected())
+        except SessionExpired as e:
+            await self._renew(session)
+            if method == "tools/call":
+                raise SessionExpired(
+                    f"server {self.name!r}: {e}; a new session is open, but the call was not sent again: "
+                    "run it again if it should run"
+                ) from None
+        return await op(self._connected())
+
+    async def _list(self, kind: str, refresh: bool | None) -> list[JSON]:
+        """A whole listing; ``refresh=None``: refetch only if one is cached (it may be stale)."""
+
+        def op(s: ClientSession) -> Coroutine[Any, Any, list[JSON]]:
+            return s.list_all(kind, refresh=s.cached(kind) is not None if refresh is None else refresh)
+
+        return await self._with_session(op, f"{kind}/list")
+
+    async def _renew(self, old: ClientSession | None) -> None:
+        """A new session in place of one the server ended (once, however many callers)."""
+        if self._renewing is None:
+            self._renewing = asyncio.Lock()
+        async with self._renewing:
+            current = self._session
+            if current is not old and current is not None and not current.closed:
+                return  # another caller renewed it already
+            if old is not None:
+                await old.close()
+            await self._connect_with(self.transport_name, self._client.settings)
+            assert self._session is not None
+            for uri in list(self._subscriptions):
+                await self._session.request("resources/subscribe", {"uri": uri})
+
+    async def _renew_quietly(self, old: ClientSession) -> None:
+        """Reconnect in the background, trying a few times over ~15 s (a server that is
+        restarting); the status says why if it never comes back."""
+        for delay in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0):
+            await asyncio.sleep(delay)
+            current = self._session
+            if self.status is Status.CLOSED or (current not in (None, old) and not current.closed):
+                return  # closed by the user, or renewed by a call in the meantime
+            try:
+                await self._renew(current)
+                return
+            except MCPError:
+                pass
 
     async def _notify(self, method: str, params: JSON | None = None) -> None:
         await self._connected().notify(method, params)
@@ -318,7 +406,7 @@ class Server:
 
     @_on_loop
     async def alist_tools(self, *, refresh: bool = False) -> list[Tool]:
-        raws = await self._connected().list_all("tools", refresh=refresh)
+        raws = await self._list("tools", refresh)
         names = self._client._tool_names
         return [Tool.from_raw(self.name, names.add(self.name, raw.get("name", "")), raw) for raw in raws]
 
@@ -327,7 +415,7 @@ class Server:
 
     @_on_loop
     async def alist_resources(self, *, refresh: bool = False) -> list[Resource]:
-        raws = await self._connected().list_all("resources", refresh=refresh)
+        raws = await self._list("resources", refresh)
         return [Resource.from_raw(self.name, raw) for raw in raws]
 
     def list_resources(self, *, refresh: bool = False) -> list[Resource]:
@@ -335,7 +423,7 @@ class Server:
 
     @_on_loop
     async def alist_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
-        raws = await self._connected().list_all("resourceTemplates", refresh=refresh)
+        raws = await self._list("resourceTemplates", refresh)
         return [ResourceTemplate.from_raw(self.name, raw) for raw in raws]
 
     def list_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
@@ -343,7 +431,7 @@ class Server:
 
     @_on_loop
     async def alist_prompts(self, *, refresh: bool = False) -> list[Prompt]:
-        raws = await self._connected().list_all("prompts", refresh=refresh)
+        raws = await self._list("prompts", refresh)
         return [Prompt.from_raw(self.name, raw) for raw in raws]
 
     def list_prompts(self, *, refresh: bool = False) -> list[Prompt]:
@@ -371,9 +459,8 @@ class Server:
         tool = self._cached_tool(name)
         if tool is not None:
             return tool
-        session = self._connected()
         # Not listed yet, or the listing is stale (a server that forgot list_changed).
-        raws = await session.list_all("tools", refresh=session.cached("tools") is not None)
+        raws = await self._list("tools", None)
         tool = self._cached_tool(name) or next((r for r in raws if r.get("name") == name), None)
         if tool is None and required:
             low = name.lower()

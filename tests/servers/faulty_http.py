@@ -1,11 +1,16 @@
 """A misbehaving Streamable HTTP MCP server: faults real servers do not produce on cue.
 
-    python tests/servers/faulty_http.py PORT
+    python tests/servers/faulty_http.py PORT [CERT KEY]   (with CERT and KEY: over HTTPS)
 
 /ok/mcp serves initialize, tools/list and tools/call; the tool decides the fault:
-echo (fine), big (an SSE event far over any limit), cut (an SSE reply stream that closes
-before the reply), garbage (200 application/json that is not JSON), hang (never answers).
-/html/mcp answers everything with an HTML 500 page; /auth/mcp with 401.
+echo (fine), big (an SSE event far over any limit), bigjson (a JSON body far over it), cut
+(an SSE reply stream that closes before the reply), garbage (200 application/json that is
+not JSON), hang (never answers), resumable (a reply stream that closes after an event id
+and a retry field; GET with that Last-Event-ID brings the reply), forget (answers, then
+forgets every session: later requests on them get 404). GET /ok/counts says how many
+times each tool was called.
+/html/mcp answers everything with an HTML 500 page; /auth/mcp with 401; /forbidden/mcp
+with 403; /down/mcp with a plain-text 503; /silent/mcp never answers initialize.
 """
 
 from __future__ import annotations
@@ -15,7 +20,11 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("echo", "big", "cut", "garbage", "hang")]
+NAMES = ("echo", "big", "bigjson", "cut", "garbage", "hang", "resumable", "forget")
+TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in NAMES]
+SESSIONS: set[str] = set()
+COUNTS: dict[str, int] = {}
+HELD: dict[str, int] = {}  # Last-Event-ID -> the request id whose reply it resumes
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -34,7 +43,13 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
-        self._send(405, "text/plain", b"no stream here")
+        if self.path == "/ok/counts":
+            return self._send(200, "application/json", json.dumps(COUNTS).encode())
+        rid = HELD.pop(self.headers.get("Last-Event-ID", ""), None)
+        if rid is None:
+            return self._send(405, "text/plain", b"no stream here")
+        reply = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "resumed"}]}}
+        self._send(200, "text/event-stream", f"id: r-2\ndata: {json.dumps(reply)}\n\n".encode())
 
     def do_DELETE(self) -> None:
         self._send(200, "text/plain", b"")
@@ -45,22 +60,42 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(500, "text/html", b"<html><body><h1>Internal Server Error</h1></body></html>")
         if self.path.startswith("/auth"):
             return self._send(401, "text/plain", b"missing token", {"WWW-Authenticate": "Bearer"})
+        if self.path.startswith("/forbidden"):
+            return self._send(403, "text/plain", b"not for you")
+        if self.path.startswith("/down"):
+            return self._send(503, "text/plain", b"upstream unavailable, try later")
+        if self.path.startswith("/silent"):
+            time.sleep(3600)
         method, rid = message.get("method"), message.get("id")
+        session = self.headers.get("Mcp-Session-Id")
+        if method != "initialize" and session not in SESSIONS:
+            body = b'{"jsonrpc": "2.0", "error": {"code": -32001, "message": "no such session"}}'
+            return self._send(404, "application/json", body)
         if rid is None:
             return self._send(202, "text/plain", b"")
 
-        def reply(result: dict) -> None:
+        def reply(result: dict, extra: dict[str, str] | None = None) -> None:
             body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode()
-            self._send(200, "application/json", body, {"Mcp-Session-Id": "s-1"})
+            self._send(200, "application/json", body, extra)
 
         if method == "initialize":
-            return reply({"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                          "serverInfo": {"name": "faulty-http", "version": "0"}})  # fmt: skip
+            session = f"s-{len(SESSIONS) + 1}-{time.monotonic_ns()}"
+            SESSIONS.add(session)
+            info = {"name": "faulty-http", "version": "0"}
+            version = message["params"]["protocolVersion"]
+            result = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
+            return reply(result, {"Mcp-Session-Id": session})
         if method == "tools/list":
             return reply({"tools": TOOLS})
         name = message["params"]["name"]
+        COUNTS[name] = COUNTS.get(name, 0) + 1
         if name == "echo":
             return reply({"content": [{"type": "text", "text": "fine"}]})
+        if name == "forget":
+            SESSIONS.clear()
+            return reply({"content": [{"type": "text", "text": "forgotten"}]})
+        if name == "bigjson":
+            return reply({"content": [{"type": "text", "text": "x" * 3_000_000}]})
         if name == "garbage":
             return self._send(200, "application/json", b"{this is not json")
         if name == "hang":
@@ -75,9 +110,19 @@ class Handler(BaseHTTPRequestHandler):
                 {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "x" * 3_000_000}]}}
             )
             self.wfile.write(f"event: message\ndata: {data}\n\n".encode())
+        if name == "resumable":
+            HELD["r-1"] = rid
+            self.wfile.write(b"id: r-1\nretry: 100\ndata: \n\n")
         self.wfile.flush()  # "cut": headers, then the stream ends with no reply
         self.close_connection = True
 
 
 if __name__ == "__main__":
-    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+    httpd = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+    if len(sys.argv) > 3:  # PORT CERT KEY: serve HTTPS with that certificate
+        import ssl
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    httpd.serve_forever()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import ssl
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -13,11 +15,14 @@ from urllib.parse import urljoin
 import httpx
 from httpx_sse import EventSource
 
-from ...errors import MCPError, ProtocolError, ServerExited, StartupError, TransportError
+from ...errors import MCPError, ProtocolError, ServerExited, SessionExpired, StartupError, TransportError
 from .base import MessageSink
 
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 _ACCEPT = "application/json, text/event-stream"
+_DEFAULT_RETRY = 1.0  # seconds before reconnecting a stream whose server named no `retry`
+_MAX_RETRY = 30.0
+_MAX_RESUMES = 5  # reconnections in a row that bring nothing new before giving up
 
 
 class HttpStatusError(TransportError):
@@ -35,6 +40,28 @@ def _short_body(response: httpx.Response) -> str:
     return repr(text[:200]) if text else "no body"
 
 
+def _ca_context(path: str) -> ssl.SSLContext:
+    """Certificates checked against the CA bundle (a file) or folder at ``path``."""
+    try:
+        if os.path.isdir(path):
+            return ssl.create_default_context(capath=path)
+        return ssl.create_default_context(cafile=path)
+    except (OSError, ssl.SSLError) as e:
+        raise StartupError(f"cannot use the CA bundle {path!r}: {e}") from None
+
+
+class _Cursor:
+    """Where an event stream stands: its last event id, and how long the server asked the
+    client to wait before reconnecting (the SSE ``retry`` field)."""
+
+    __slots__ = ("answered", "last_id", "retry")
+
+    def __init__(self) -> None:
+        self.last_id: str | None = None
+        self.retry: float | None = None
+        self.answered = False  # the reply this stream was opened for has come
+
+
 class _HttpBase:
     def __init__(
         self,
@@ -43,13 +70,15 @@ class _HttpBase:
         headers: Mapping[str, str] | None = None,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         timeout: float = 30.0,
+        read_timeout: float | None = None,
         verify: bool | str = True,
     ) -> None:
         self.url = url
         self.headers = dict(headers or {})  # may hold secrets: never shown
         self.max_message_size = max_message_size
-        self.timeout = timeout
-        self.verify = verify
+        self.timeout = timeout  # connecting, and waiting for an answer to start
+        self.read_timeout = read_timeout  # silence on an open stream; None: wait
+        self.verify = verify  # True, False, or the path of a CA bundle
         self.diagnostics: deque[str] = deque(maxlen=100)
         self.pid = None
         self.protocol_version: str | None = None
@@ -68,8 +97,11 @@ class _HttpBase:
         return ""
 
     def _open_client(self) -> httpx.AsyncClient:
-        timeout = httpx.Timeout(self.timeout, read=None)  # streams stay open; requests time out in the session
-        self._client = httpx.AsyncClient(headers=self.headers, timeout=timeout, verify=self.verify)
+        # Streams stay open for as long as a call runs: the session's request timeout ends
+        # a wait, not the socket's read timeout (unless one is set).
+        timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
+        verify: bool | ssl.SSLContext = self.verify if isinstance(self.verify, bool) else _ca_context(self.verify)
+        self._client = httpx.AsyncClient(headers=self.headers, timeout=timeout, verify=verify)
         return self._client
 
     def _spawn(self, coro: Any) -> None:
@@ -77,13 +109,14 @@ class _HttpBase:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _deliver(self, data: str | bytes, rid: int | str | None = None) -> None:
+    def _deliver(self, data: str | bytes, rid: int | str | None = None) -> bool:
         """Hand over one JSON-RPC message (or batch). ``rid``: the request whose reply this
-        should be (a POST's own reply), so that a bad one fails that request at once."""
+        should be (a POST's own reply), so that a bad one fails that request at once.
+        Returns whether that reply was in it."""
         assert self._sink is not None
         if len(data) > self.max_message_size:
             self._sink.on_too_large(rid, len(data))
-            return
+            return rid is not None
         try:
             message = json.loads(data)
         except ValueError:
@@ -92,25 +125,42 @@ class _HttpBase:
                 self._sink.fail_request(
                     rid, ProtocolError(f"{self.url} replied with something that is not JSON: {str(data)[:80]!r}")
                 )
-            return
-        assert self._sink is not None
+            return rid is not None
+        answered = False
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
+                if rid is not None and item.get("id") == rid and "method" not in item:
+                    answered = True
                 self._sink.on_message(item)
+        return answered
+
+    async def _read_body(self, response: httpx.Response, rid: int | str | None) -> bytes | None:
+        """The whole body, or None (and the request failed) once it passes the size limit."""
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self.max_message_size:
+                assert self._sink is not None
+                self._sink.on_too_large(rid, size)
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     async def _read_events(
-        self, response: httpx.Response, on_endpoint: Any = None, rid: int | str | None = None
-    ) -> str | None:
-        """Deliver each SSE ``message``; returns the last event id (for resumption)."""
-        last_id = None
+        self, response: httpx.Response, cursor: _Cursor, on_endpoint: Any = None, rid: int | str | None = None
+    ) -> None:
+        """Deliver each SSE ``message``, keeping the cursor up to date (for resumption)."""
         async for event in EventSource(response).aiter_sse():
             if event.id:
-                last_id = event.id
+                cursor.last_id = event.id
+            if event.retry is not None:
+                cursor.retry = event.retry / 1000
             if event.event == "endpoint" and on_endpoint is not None:
                 on_endpoint(event.data)
             elif event.event in ("message", "") and event.data:
-                self._deliver(event.data, rid)
-        return last_id
+                if self._deliver(event.data, rid):
+                    cursor.answered = True
+                    return  # the reply ends the stream's purpose: no need to wait for its end
 
     async def _shutdown(self) -> None:
         self._closed = True
@@ -159,6 +209,7 @@ class StreamableHttpTransport(_HttpBase):
         client = self._client
         assert client is not None
         body = json.dumps(message, separators=(",", ":"))
+        sent_session = self.session_id
         try:
             request = client.build_request("POST", self.url, content=body, headers=self._request_headers())
             response = await client.send(request, stream=True)
@@ -170,18 +221,15 @@ class StreamableHttpTransport(_HttpBase):
             await response.aclose()
             return
         if response.status_code >= 400:
-            await response.aread()
-            await response.aclose()
-            status = response.status_code
-            hint = {401: "it needs authorization", 403: "access is forbidden", 404: "wrong URL or expired session"}
-            why = hint.get(status, response.reason_phrase)
-            raise HttpStatusError(f"{self.url} answered HTTP {status} ({why}) with {_short_body(response)}", status)
+            await self._status_error(response, sent_session)
         kind = response.headers.get("content-type", "").split(";")[0].strip()
         if kind == "text/event-stream":
             self._spawn(self._stream(response, rid))
         elif kind == "application/json":
-            data = await response.aread()
-            await response.aclose()
+            try:
+                data = await self._read_body(response, rid)
+            finally:
+                await response.aclose()
             if data:
                 self._deliver(data, rid)
         else:
@@ -189,19 +237,68 @@ class StreamableHttpTransport(_HttpBase):
             await response.aclose()
             raise TransportError(f"{self.url} answered with {kind or 'no content type'}, not JSON or an event stream")
 
-    async def _stream(self, response: httpx.Response, rid: int | str | None) -> None:
+    async def _status_error(self, response: httpx.Response, sent_session: str | None) -> None:
+        await response.aread()
+        await response.aclose()
+        status = response.status_code
+        if status == 404 and sent_session:
+            # The spec: a 404 on a session means it is over; a new one must be started.
+            raise SessionExpired(f"{self.url} ended the session (HTTP 404)")
+        hint = {401: "it needs authorization", 403: "access is forbidden", 404: "wrong URL"}
+        why = hint.get(status, response.reason_phrase)
+        raise HttpStatusError(f"{self.url} answered HTTP {status} ({why}) with {_short_body(response)}", status)
+
+    async def _stream(self, response: httpx.Response | None, rid: int | str | None) -> None:
+        """Read a reply stream to its end; if it drops before the reply and the server made
+        it resumable (event ids), wait as it asked and resume it with GET + Last-Event-ID."""
+        cursor, idle = _Cursor(), 0
+        while True:
+            seen = cursor.last_id
+            if response is not None:
+                try:
+                    await self._read_events(response, cursor, rid=rid)
+                except (httpx.HTTPError, MCPError) as e:
+                    self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
+                finally:
+                    await response.aclose()
+            if cursor.answered or rid is None or self._closed or self._sink is None:
+                return
+            idle = 0 if cursor.last_id != seen else idle + 1
+            if cursor.last_id is None or idle >= _MAX_RESUMES:
+                # Not resumable: the reply is lost (a tools/call is never re-sent on its
+                # own), so say so now rather than time out.
+                self._sink.fail_request(
+                    rid, TransportError(f"{self.url} closed the reply stream before answering; run the call again")
+                )
+                return
+            await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
+            try:
+                response = await self._get_stream(cursor.last_id)
+            except MCPError as e:
+                self._sink.fail_request(rid, e)
+                return
+
+    async def _get_stream(self, last_event_id: str | None) -> httpx.Response | None:
+        """Open the GET event stream (resuming after ``last_event_id``). None: the server
+        offers none (405); other refusals raise."""
+        client = self._client
+        if client is None or self._closed:
+            raise ServerExited(f"the connection to {self.url} is closed")
+        headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
+        headers["Accept"] = "text/event-stream"
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        sent_session = self.session_id
         try:
-            await self._read_events(response, rid=rid)
-        except (httpx.HTTPError, MCPError) as e:
-            self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
-        finally:
+            response = await client.send(client.build_request("GET", self.url, headers=headers), stream=True)
+        except httpx.HTTPError as e:
+            raise TransportError(f"cannot reach {self.url}: {type(e).__name__}: {e}") from None
+        if response.status_code == 405:
             await response.aclose()
-        if rid is not None and self._sink is not None and not self._closed:
-            # The stream ended; if it never carried the reply, that request is lost (a
-            # tools/call is never re-sent on its own): say so now rather than time out.
-            self._sink.fail_request(
-                rid, TransportError(f"{self.url} closed the reply stream before answering; run the call again")
-            )
+            return None
+        if response.status_code >= 400:
+            await self._status_error(response, sent_session)
+        return response
 
     def on_initialized(self, protocol_version: str) -> None:
         """After the handshake: the version goes on every request; listen for the server."""
@@ -209,22 +306,34 @@ class StreamableHttpTransport(_HttpBase):
         self._spawn(self._listen())
 
     async def _listen(self) -> None:
-        client = self._client
-        if client is None:
-            return
-        headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
-        headers["Accept"] = "text/event-stream"
-        try:
-            async with client.stream("GET", self.url, headers=headers) as response:
-                if response.status_code == 405 or response.status_code >= 400:
-                    return  # the server offers no stream of its own: fine
-                await self._read_events(response)
-        except httpx.HTTPError as e:
-            self.diagnostics.append(f"server stream ended: {type(e).__name__}")
+        """The server's own stream (its requests and notifications), kept open: when it
+        drops, reconnect after the server's ``retry`` (resuming after the last event)."""
+        cursor, idle = _Cursor(), 0
+        while not self._closed:
+            seen = cursor.last_id
+            try:
+                response = await self._get_stream(cursor.last_id)
+            except MCPError as e:
+                self.diagnostics.append(f"server stream: {e}")
+                return  # refused (an expired session shows on the next request)
+            if response is None:
+                return  # the server offers no stream of its own: fine
+            try:
+                await self._read_events(response, cursor)
+            except (httpx.HTTPError, MCPError) as e:
+                self.diagnostics.append(f"server stream ended: {type(e).__name__}")
+            finally:
+                await response.aclose()
+            idle = 0 if cursor.last_id != seen else idle + 1
+            if cursor.retry is not None and idle <= 1:
+                await asyncio.sleep(cursor.retry)
+            else:
+                await asyncio.sleep(min(_DEFAULT_RETRY * 2**idle, _MAX_RETRY))
 
     async def close(self) -> None:
-        client, session_id = self._client, self.session_id
-        if client is not None and session_id and not self._closed:
+        client, session_id, closed = self._client, self.session_id, self._closed
+        self._closed = True  # first: the streams must not reconnect while closing
+        if client is not None and session_id and not closed:
             try:
                 await client.delete(self.url, headers={"Mcp-Session-Id": session_id}, timeout=2)
             except httpx.HTTPError:
@@ -255,7 +364,7 @@ class SseTransport(_HttpBase):
                             f"{self.url} answered HTTP {response.status_code} with {_short_body(response)}",
                             response.status_code,
                         )
-                    await self._read_events(response, on_endpoint)
+                    await self._read_events(response, _Cursor(), on_endpoint)
                 error: MCPError = ServerExited(f"{self.url} closed its event stream")
             except MCPError as e:
                 error = e
@@ -264,7 +373,9 @@ class SseTransport(_HttpBase):
             if not endpoint.done():
                 endpoint.set_exception(error)
             elif not self._closed and self._sink is not None:
-                self._sink.on_closed(error)
+                # A legacy session lives as long as its stream: the next use opens a new
+                # stream, which is a new session.
+                self._sink.on_closed(SessionExpired(f"{error}; it will reconnect"))
 
         self._spawn(run())
         try:
@@ -282,6 +393,8 @@ class SseTransport(_HttpBase):
             )
         except httpx.HTTPError as e:
             raise TransportError(f"cannot reach {self.endpoint}: {type(e).__name__}: {e}") from None
+        if response.status_code == 404:
+            raise SessionExpired(f"{self.url} ended the session (HTTP 404)")
         if response.status_code >= 400:
             raise HttpStatusError(
                 f"{self.endpoint} answered HTTP {response.status_code} with {_short_body(response)}",
