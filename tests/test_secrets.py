@@ -43,3 +43,32 @@ def test_errors_and_status_do_not_leak_secrets(client: Client) -> None:
 def test_env_reaches_the_server_but_not_the_repr(client: Client) -> None:
     server = client.add("env", sys.executable, ["-m", "mcp_server_time"], env={"MCP_TEST_TOKEN": SECRET})
     assert SECRET not in repr(server) and SECRET not in repr(client)
+
+
+def test_secrets_in_a_url_are_hidden() -> None:
+    from mcp_notebook import ServerConfig
+    from mcp_notebook.core.redact import redact_url
+
+    url = "https://user:hunter2hunter2@example.com/mcp?api_key=k3y-k3y-k3y&region=eu"
+    shown = redact_url(url)
+    assert "hunter2" not in shown and "k3y" not in shown and "region=eu" in shown and "example.com/mcp" in shown
+    config = ServerConfig("remote", url=url, transport="http")
+    assert "k3y" not in repr(config) and "k3y" not in config.describe() and "hunter2" not in repr(config)
+
+
+def test_a_url_secret_stays_out_of_connection_errors() -> None:
+    import socket
+
+    from mcp_notebook import Client, MCPError
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = Client()
+    try:
+        with pytest.raises(MCPError) as info:
+            client.add("remote", url=f"http://127.0.0.1:{port}/mcp?token=t0k-t0k-t0k", transport="http")
+        assert "t0k" not in str(info.value) and "t0k" not in repr(client["remote"])
+        assert "token=***" in str(info.value)
+    finally:
+        client.close()

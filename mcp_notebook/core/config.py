@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .redact import redact_args, redact_mapping
+from .redact import redact_args, redact_mapping, redact_url
 
 TRANSPORTS = ("stdio", "http", "sse", "auto")  # auto: Streamable HTTP, else legacy SSE
 _TRANSPORT_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "streamable_http": "http", "local": "stdio"}
@@ -54,7 +54,7 @@ class ServerConfig:
             import shlex
 
             return shlex.join([self.command or "", *redact_args(self.args)])
-        return str(self.url)
+        return redact_url(str(self.url))
 
     def __repr__(self) -> str:
         # env and header values are often secrets: show names only where they look like one.
@@ -68,7 +68,7 @@ class ServerConfig:
             if self.cwd:
                 parts.append(f"cwd={self.cwd!r}")
         else:
-            parts.append(f"url={self.url!r}")
+            parts.append(f"url={redact_url(self.url)!r}")
             if self.headers:
                 parts.append(f"headers={redact_mapping(self.headers)!r}")
         return f"ServerConfig({', '.join(parts)})"

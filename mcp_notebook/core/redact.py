@@ -22,6 +22,25 @@ def redact_mapping(values: Mapping[str, str]) -> dict[str, str]:
     return {k: (REDACTED if is_secret_name(k) else v) for k, v in values.items()}
 
 
+def redact_url(url: str) -> str:
+    """Hide a password in the URL and the values of secret-looking query parameters
+    (``?api_key=…``, ``&token=…``)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(is_secret_name(k) for k, _ in pairs):
+            query = urlencode([(k, REDACTED if is_secret_name(k) else v) for k, v in pairs], safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def redact_args(args: Iterable[str]) -> list[str]:
     """Hide values of secret-looking options: ``--token X``, ``--api-key=X``, ``TOKEN=X``."""
     out: list[str] = []

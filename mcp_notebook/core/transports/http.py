@@ -10,12 +10,13 @@ import ssl
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from httpx_sse import EventSource
 
 from ...errors import MCPError, ProtocolError, ServerExited, SessionExpired, StartupError, TransportError
+from ..redact import redact_url
 from .base import MessageSink
 
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
@@ -73,7 +74,8 @@ class _HttpBase:
         read_timeout: float | None = None,
         verify: bool | str = True,
     ) -> None:
-        self.url = url
+        self.url = url  # may hold a secret (?api_key=…): messages use self.shown
+        self.shown = redact_url(url)
         self.headers = dict(headers or {})  # may hold secrets: never shown
         self.max_message_size = max_message_size
         self.timeout = timeout  # connecting, and waiting for an answer to start
@@ -88,7 +90,7 @@ class _HttpBase:
         self._closed = False
 
     def describe(self) -> str:
-        return self.url
+        return self.shown
 
     def failure_detail(self) -> str:
         return ""
@@ -123,7 +125,7 @@ class _HttpBase:
             self.diagnostics.append(str(data)[:2000])
             if rid is not None:
                 self._sink.fail_request(
-                    rid, ProtocolError(f"{self.url} replied with something that is not JSON: {str(data)[:80]!r}")
+                    rid, ProtocolError(f"{self.shown} replied with something that is not JSON: {str(data)[:80]!r}")
                 )
             return rid is not None
         answered = False
@@ -147,9 +149,16 @@ class _HttpBase:
         return b"".join(chunks)
 
     async def _read_events(
-        self, response: httpx.Response, cursor: _Cursor, on_endpoint: Any = None, rid: int | str | None = None
+        self,
+        response: httpx.Response,
+        cursor: _Cursor,
+        on_endpoint: Any = None,
+        rid: int | str | None = None,
+        until_reply: bool = False,
     ) -> None:
-        """Deliver each SSE ``message``, keeping the cursor up to date (for resumption)."""
+        """Deliver each SSE ``message``, keeping the cursor up to date (for resumption).
+        A POST's stream is read to its end (the server ends it after the reply), which
+        keeps the connection reusable; a resumed GET stream only until the reply."""
         async for event in EventSource(response).aiter_sse():
             if event.id:
                 cursor.last_id = event.id
@@ -160,7 +169,8 @@ class _HttpBase:
             elif event.event in ("message", "") and event.data:
                 if self._deliver(event.data, rid):
                     cursor.answered = True
-                    return  # the reply ends the stream's purpose: no need to wait for its end
+                    if until_reply:
+                        return
 
     async def _shutdown(self) -> None:
         self._closed = True
@@ -190,7 +200,7 @@ class StreamableHttpTransport(_HttpBase):
 
     async def send(self, message: dict[str, Any]) -> None:
         if self._client is None or self._closed:
-            raise ServerExited(f"the connection to {self.url} is closed")
+            raise ServerExited(f"the connection to {self.shown} is closed")
         # The POST runs on its own: a server that never answers must not hold the session
         # (the request's timeout then ends the wait); its failures end that request.
         self._spawn(self._post(message))
@@ -214,7 +224,7 @@ class StreamableHttpTransport(_HttpBase):
             request = client.build_request("POST", self.url, content=body, headers=self._request_headers())
             response = await client.send(request, stream=True)
         except httpx.HTTPError as e:
-            raise TransportError(f"cannot reach {self.url}: {type(e).__name__}: {e}") from None
+            raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
         if message.get("method") == "initialize" and response.headers.get("mcp-session-id"):
             self.session_id = response.headers["mcp-session-id"]
         if response.status_code == 202:
@@ -235,7 +245,7 @@ class StreamableHttpTransport(_HttpBase):
         else:
             await response.aread()
             await response.aclose()
-            raise TransportError(f"{self.url} answered with {kind or 'no content type'}, not JSON or an event stream")
+            raise TransportError(f"{self.shown} answered with {kind or 'no content type'}, not JSON or an event stream")
 
     async def _status_error(self, response: httpx.Response, sent_session: str | None) -> None:
         await response.aread()
@@ -243,20 +253,20 @@ class StreamableHttpTransport(_HttpBase):
         status = response.status_code
         if status == 404 and sent_session:
             # The spec: a 404 on a session means it is over; a new one must be started.
-            raise SessionExpired(f"{self.url} ended the session (HTTP 404)")
+            raise SessionExpired(f"{self.shown} ended the session (HTTP 404)")
         hint = {401: "it needs authorization", 403: "access is forbidden", 404: "wrong URL"}
         why = hint.get(status, response.reason_phrase)
-        raise HttpStatusError(f"{self.url} answered HTTP {status} ({why}) with {_short_body(response)}", status)
+        raise HttpStatusError(f"{self.shown} answered HTTP {status} ({why}) with {_short_body(response)}", status)
 
     async def _stream(self, response: httpx.Response | None, rid: int | str | None) -> None:
         """Read a reply stream to its end; if it drops before the reply and the server made
         it resumable (event ids), wait as it asked and resume it with GET + Last-Event-ID."""
-        cursor, idle = _Cursor(), 0
+        cursor, idle, resumed = _Cursor(), 0, False
         while True:
             seen = cursor.last_id
             if response is not None:
                 try:
-                    await self._read_events(response, cursor, rid=rid)
+                    await self._read_events(response, cursor, rid=rid, until_reply=resumed)
                 except (httpx.HTTPError, MCPError) as e:
                     self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
                 finally:
@@ -268,12 +278,12 @@ class StreamableHttpTransport(_HttpBase):
                 # Not resumable: the reply is lost (a tools/call is never re-sent on its
                 # own), so say so now rather than time out.
                 self._sink.fail_request(
-                    rid, TransportError(f"{self.url} closed the reply stream before answering; run the call again")
+                    rid, TransportError(f"{self.shown} closed the reply stream before answering; run the call again")
                 )
                 return
             await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
             try:
-                response = await self._get_stream(cursor.last_id)
+                response, resumed = await self._get_stream(cursor.last_id), True
             except MCPError as e:
                 self._sink.fail_request(rid, e)
                 return
@@ -283,7 +293,7 @@ class StreamableHttpTransport(_HttpBase):
         offers none (405); other refusals raise."""
         client = self._client
         if client is None or self._closed:
-            raise ServerExited(f"the connection to {self.url} is closed")
+            raise ServerExited(f"the connection to {self.shown} is closed")
         headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
         headers["Accept"] = "text/event-stream"
         if last_event_id is not None:
@@ -292,7 +302,7 @@ class StreamableHttpTransport(_HttpBase):
         try:
             response = await client.send(client.build_request("GET", self.url, headers=headers), stream=True)
         except httpx.HTTPError as e:
-            raise TransportError(f"cannot reach {self.url}: {type(e).__name__}: {e}") from None
+            raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
         if response.status_code == 405:
             await response.aclose()
             return None
@@ -352,8 +362,13 @@ class SseTransport(_HttpBase):
         endpoint: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
         def on_endpoint(path: str) -> None:
-            if not endpoint.done():
-                endpoint.set_result(urljoin(self.url, path))
+            if endpoint.done():
+                return
+            url = urljoin(self.url, path)
+            if urlsplit(url)[:2] != urlsplit(self.url)[:2]:  # headers (tokens) must not go elsewhere
+                endpoint.set_exception(ProtocolError(f"{self.shown} named an endpoint on another origin; refused"))
+            else:
+                endpoint.set_result(url)
 
         async def run() -> None:
             try:
@@ -361,15 +376,15 @@ class SseTransport(_HttpBase):
                     if response.status_code >= 400:
                         await response.aread()
                         raise HttpStatusError(
-                            f"{self.url} answered HTTP {response.status_code} with {_short_body(response)}",
+                            f"{self.shown} answered HTTP {response.status_code} with {_short_body(response)}",
                             response.status_code,
                         )
                     await self._read_events(response, _Cursor(), on_endpoint)
-                error: MCPError = ServerExited(f"{self.url} closed its event stream")
+                error: MCPError = ServerExited(f"{self.shown} closed its event stream")
             except MCPError as e:
                 error = e
             except httpx.HTTPError as e:
-                error = TransportError(f"cannot reach {self.url}: {type(e).__name__}: {e}")
+                error = TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}")
             if not endpoint.done():
                 endpoint.set_exception(error)
             elif not self._closed and self._sink is not None:
@@ -381,23 +396,23 @@ class SseTransport(_HttpBase):
         try:
             self.endpoint = await asyncio.wait_for(endpoint, self.timeout)
         except asyncio.TimeoutError:
-            raise StartupError(f"{self.url} sent no endpoint event within {self.timeout:g} s") from None
+            raise StartupError(f"{self.shown} sent no endpoint event within {self.timeout:g} s") from None
 
     async def send(self, message: dict[str, Any]) -> None:
         client = self._client
         if client is None or self._closed:
-            raise ServerExited(f"the connection to {self.url} is closed")
+            raise ServerExited(f"the connection to {self.shown} is closed")
         try:
             response = await client.post(
                 self.endpoint, content=json.dumps(message), headers={"Content-Type": "application/json"}
             )
         except httpx.HTTPError as e:
-            raise TransportError(f"cannot reach {self.endpoint}: {type(e).__name__}: {e}") from None
+            raise TransportError(f"cannot reach {redact_url(self.endpoint)}: {type(e).__name__}: {e}") from None
         if response.status_code == 404:
-            raise SessionExpired(f"{self.url} ended the session (HTTP 404)")
+            raise SessionExpired(f"{self.shown} ended the session (HTTP 404)")
         if response.status_code >= 400:
             raise HttpStatusError(
-                f"{self.endpoint} answered HTTP {response.status_code} with {_short_body(response)}",
+                f"{redact_url(self.endpoint)} answered HTTP {response.status_code} with {_short_body(response)}",
                 response.status_code,
             )
 
