@@ -258,19 +258,18 @@ class StreamableHttpTransport(_HttpBase):
         why = hint.get(status, response.reason_phrase)
         raise HttpStatusError(f"{self.shown} answered HTTP {status} ({why}) with {_short_body(response)}", status)
 
-    async def _stream(self, response: httpx.Response | None, rid: int | str | None) -> None:
+    async def _stream(self, response: httpx.Response, rid: int | str | None) -> None:
         """Read a reply stream to its end; if it drops before the reply and the server made
         it resumable (event ids), wait as it asked and resume it with GET + Last-Event-ID."""
         cursor, idle, resumed = _Cursor(), 0, False
         while True:
             seen = cursor.last_id
-            if response is not None:
-                try:
-                    await self._read_events(response, cursor, rid=rid, until_reply=resumed)
-                except (httpx.HTTPError, MCPError) as e:
-                    self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
-                finally:
-                    await response.aclose()
+            try:
+                await self._read_events(response, cursor, rid=rid, until_reply=resumed)
+            except (httpx.HTTPError, MCPError) as e:
+                self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
+            finally:
+                await response.aclose()
             if cursor.answered or rid is None or self._closed or self._sink is None:
                 return
             idle = 0 if cursor.last_id != seen else idle + 1
@@ -286,6 +285,10 @@ class StreamableHttpTransport(_HttpBase):
                 response, resumed = await self._get_stream(cursor.last_id), True
             except MCPError as e:
                 self._sink.fail_request(rid, e)
+                return
+            if response is None:  # 405: the server cannot resume streams after all
+                why = f"{self.shown} dropped the reply stream and cannot resume it; run the call again"
+                self._sink.fail_request(rid, TransportError(why))
                 return
 
     async def _get_stream(self, last_event_id: str | None) -> httpx.Response | None:
