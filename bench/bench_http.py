@@ -15,24 +15,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import concurrent.futures
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+from common import ARGS, OurClient, SdkClient, report
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 NODE = os.environ.get("MCP_NOTEBOOK_NODE", "node")
-ARGS = {"message": "hi"}
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
@@ -105,85 +102,6 @@ class Bare:
         self.http.close()
 
 
-class Sdk:
-    """The official SDK's ClientSession over streamable_http_client, on its own thread's loop."""
-
-    def __init__(self, url: str) -> None:
-        from mcp import ClientSession
-        from mcp.client.streamable_http import streamable_http_client
-
-        self.loop = asyncio.new_event_loop()
-        threading.Thread(target=self.loop.run_forever, daemon=True).start()
-        self.stop = asyncio.Event()
-        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
-
-        async def hold() -> None:
-            async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as session:
-                await session.initialize()
-                self.session = session
-                ready.set_result(None)
-                await self.stop.wait()
-
-        self.holder = asyncio.run_coroutine_threadsafe(hold(), self.loop)
-        ready.result(30)
-
-    def _run(self, coro: Any) -> float:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    def sequential(self, n: int) -> float:
-        async def block() -> float:
-            t = time.perf_counter()
-            for _ in range(n):
-                await self.session.call_tool("echo", ARGS)
-            return time.perf_counter() - t
-
-        return self._run(block())
-
-    def concurrent(self, n: int) -> float:
-        async def block() -> float:
-            t = time.perf_counter()
-            await asyncio.gather(*(self.session.call_tool("echo", ARGS) for _ in range(n)))
-            return time.perf_counter() - t
-
-        return self._run(block())
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.stop.set)
-        try:
-            self.holder.result(10)
-        except Exception:
-            pass
-        self.loop.call_soon_threadsafe(self.loop.stop)
-
-
-class Ours:
-    """mcp-notebook: blocking calls from this thread; concurrent ones gathered on its loop."""
-
-    def __init__(self, url: str) -> None:
-        sys.path.insert(0, str(ROOT))
-        from mcp_notebook import Client
-
-        self.client = Client()
-        self.server = self.client.add("everything", url=url, transport="http")
-
-    def sequential(self, n: int) -> float:
-        t = time.perf_counter()
-        for _ in range(n):
-            self.server.call_tool("echo", ARGS)
-        return time.perf_counter() - t
-
-    def concurrent(self, n: int) -> float:
-        async def block() -> None:
-            await asyncio.gather(*(self.server.acall_tool("echo", ARGS) for _ in range(n)))
-
-        t = time.perf_counter()
-        self.client._loop_thread.run(block())
-        return time.perf_counter() - t
-
-    def close(self) -> None:
-        self.client.close()
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-n", type=int, default=1000, help="calls per client and mode (default 1000)")
@@ -199,10 +117,12 @@ def main() -> int:
     try:
         clients: dict[str, Any] = {"bare httpx loop (floor)": Bare(url)}
         try:
-            clients["official SDK ClientSession"] = Sdk(url)
+            from mcp.client.streamable_http import streamable_http_client
+
+            clients["official SDK ClientSession"] = SdkClient(lambda: streamable_http_client(url))
         except ImportError:
             print("(the official SDK `mcp` is not installed: its row is left out)")
-        clients["mcp-notebook Python API"] = Ours(url)
+        clients["mcp-notebook Python API"] = OurClient(url=url, transport="http")
         block = max(1, opts.n // opts.rounds)
         times: dict[str, dict[str, list[float]]] = {name: {"seq": [], "conc": []} for name in clients}
 
@@ -222,17 +142,11 @@ def main() -> int:
     finally:
         proc.kill()
         proc.wait()
-    med = {name: {k: statistics.median(v) for k, v in t.items()} for name, t in times.items()}
-    floor = med["bare httpx loop (floor)"]
-    print(f"server-everything over Streamable HTTP: {opts.rounds} rounds of {block} echo calls per client "
-          f"({opts.concurrency} in flight when concurrent; medians)\n")  # fmt: skip
-    print("| client | sequential µs/call | ratio | concurrent µs/call | ratio |")
-    print("|---|---|---|---|---|")
-    for name, m in med.items():
-        print(
-            f"| {name} | {m['seq'] * 1e6:.0f} | {m['seq'] / floor['seq']:.2f}x "
-            f"| {m['conc'] * 1e6:.0f} | {m['conc'] / floor['conc']:.2f}x |"
-        )
+    title = (
+        f"server-everything over Streamable HTTP: {opts.rounds} rounds of {block} echo calls per client "
+        f"({opts.concurrency} in flight when concurrent; medians)"
+    )
+    report(title, times)
     return 0
 
 

@@ -14,22 +14,19 @@ them alike; it prints the median µs/call and each ratio to (a). Targets: (c) �
 from __future__ import annotations
 
 import argparse
-import asyncio
-import concurrent.futures
 import json
 import os
-import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from common import ARGS, OurClient, SdkClient, report
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 NODE = os.environ.get("MCP_NOTEBOOK_NODE", "node")
-ARGS = {"message": "hi"}
 
 
 def _init_messages() -> list[dict]:
@@ -102,90 +99,6 @@ class Bare:
         self.proc.wait()
 
 
-class Sdk:
-    """The official SDK's ClientSession, on its own thread's event loop; timed there."""
-
-    def __init__(self, server: str) -> None:
-        import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.stop = asyncio.Event()
-        ready: concurrent.futures.Future = concurrent.futures.Future()
-
-        async def hold() -> None:
-            params = StdioServerParameters(command=NODE, args=[server, "stdio"])
-            with open(os.devnull, "w") as devnull:
-                async with stdio_client(params, errlog=devnull) as (read, write), ClientSession(read, write) as session:
-                    await session.initialize()
-                    self.session = session
-                    ready.set_result(None)
-                    await self.stop.wait()
-
-        self.anyio = anyio
-        self.holder = asyncio.run_coroutine_threadsafe(hold(), self.loop)
-        ready.result(30)
-
-    def _run(self, coro):  # type: ignore[no-untyped-def]
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    def sequential(self, n: int) -> float:
-        async def block() -> float:
-            t = time.perf_counter()
-            for _ in range(n):
-                await self.session.call_tool("echo", ARGS)
-            return time.perf_counter() - t
-
-        return self._run(block())
-
-    def concurrent(self, n: int) -> float:
-        async def block() -> float:
-            t = time.perf_counter()
-            await asyncio.gather(*(self.session.call_tool("echo", ARGS) for _ in range(n)))
-            return time.perf_counter() - t
-
-        return self._run(block())
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.stop.set)
-        try:
-            self.holder.result(10)
-        except Exception:
-            pass
-        self.loop.call_soon_threadsafe(self.loop.stop)
-
-
-class Ours:
-    """mcp-notebook: blocking calls from this thread; concurrent ones gathered on its loop."""
-
-    def __init__(self, server: str) -> None:
-        sys.path.insert(0, str(ROOT))
-        from mcp_notebook import Client
-
-        self.client = Client()
-        self.server = self.client.add("everything", NODE, [server, "stdio"])
-
-    def sequential(self, n: int) -> float:
-        t = time.perf_counter()
-        for _ in range(n):
-            self.server.call_tool("echo", ARGS)
-        return time.perf_counter() - t
-
-    def concurrent(self, n: int) -> float:
-        async def block() -> None:
-            await asyncio.gather(*(self.server.acall_tool("echo", ARGS) for _ in range(n)))
-
-        t = time.perf_counter()
-        self.client._loop_thread.run(block())
-        return time.perf_counter() - t
-
-    def close(self) -> None:
-        self.client.close()
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-n", type=int, default=1000, help="calls per client and mode (default 1000)")
@@ -198,10 +111,15 @@ def main() -> int:
         return 2
     clients: dict[str, Any] = {"bare JSON-RPC loop (floor)": Bare(opts.server)}
     try:
-        clients["official SDK ClientSession"] = Sdk(opts.server)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(command=NODE, args=[opts.server, "stdio"])
+        devnull = open(os.devnull, "w")
+        clients["official SDK ClientSession"] = SdkClient(lambda: stdio_client(params, errlog=devnull))
     except ImportError:
         print("(the official SDK `mcp` is not installed: its row is left out)")
-    clients["mcp-notebook Python API"] = Ours(opts.server)
+    clients["mcp-notebook Python API"] = OurClient(NODE, [opts.server, "stdio"])
     # Interleaved blocks, medians: the machine's noise hits every client alike.
     block = max(1, opts.n // opts.rounds)
     times: dict[str, dict[str, list[float]]] = {name: {"seq": [], "conc": []} for name in clients}
@@ -215,16 +133,7 @@ def main() -> int:
             times[name]["conc"].append(c.concurrent(block) / block)
     for c in clients.values():
         c.close()
-    med = {name: {k: statistics.median(v) for k, v in t.items()} for name, t in times.items()}
-    floor = med["bare JSON-RPC loop (floor)"]
-    print(f"server-everything over stdio: {opts.rounds} rounds of {block} echo calls per client (medians)\n")
-    print("| client | sequential µs/call | ratio | concurrent µs/call | ratio |")
-    print("|---|---|---|---|---|")
-    for name, m in med.items():
-        print(
-            f"| {name} | {m['seq'] * 1e6:.0f} | {m['seq'] / floor['seq']:.2f}x "
-            f"| {m['conc'] * 1e6:.0f} | {m['conc'] / floor['conc']:.2f}x |"
-        )
+    report(f"server-everything over stdio: {opts.rounds} rounds of {block} echo calls per client (medians)", times)
     return 0
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +56,17 @@ def module_client() -> Iterator[Client]:
 def everything(module_client: Client, everything_cmd: tuple[str, list[str]]):  # type: ignore[no-untyped-def]
     command, args = everything_cmd
     return module_client.add("everything", command, args)
+
+
+def check_resource_updates(server: Any, wait: float = 20.0) -> None:
+    """server-everything sends resources/updated for a subscribed resource once its
+    toggle-subscriber-updates tool turns them on: the subscription's callback must run."""
+    uri = server.list_resources()[0].uri
+    updated = threading.Event()
+    server.subscribe(uri, lambda u, params: u == uri and updated.set())
+    server.call_tool("toggle-subscriber-updates")
+    try:
+        assert updated.wait(wait), "no resources/updated notification arrived"
+    finally:
+        server.call_tool("toggle-subscriber-updates")
+        server.unsubscribe(uri)

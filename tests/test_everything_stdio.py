@@ -6,6 +6,7 @@ import asyncio
 import threading
 
 import pytest
+from conftest import check_resource_updates
 
 from mcp_notebook import ArgumentError, Client, Handlers, RPCError, Status, UnknownTool
 
@@ -121,15 +122,7 @@ def test_log_notifications(everything):  # type: ignore[no-untyped-def]
 
 
 def test_resource_subscription(everything):  # type: ignore[no-untyped-def]
-    uri = everything.list_resources()[0].uri
-    updated = threading.Event()
-    everything.subscribe(uri, lambda u, params: u == uri and updated.set())
-    everything.call_tool("toggle-subscriber-updates")
-    try:
-        assert updated.wait(WAIT), "no resources/updated notification arrived"
-    finally:
-        everything.call_tool("toggle-subscriber-updates")
-        everything.unsubscribe(uri)
+    check_resource_updates(everything, WAIT)
 
 
 def test_async_api_from_another_loop(everything):  # type: ignore[no-untyped-def]

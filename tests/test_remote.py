@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EVERYTHING, SERVERS, node
+from conftest import EVERYTHING, SERVERS, check_resource_updates, node
 from IPython.core.interactiveshell import InteractiveShell
 
 from mcp_notebook import (
@@ -95,16 +95,7 @@ def test_everything_over_http(client: Client, everything_url: str) -> None:
 
 
 def test_subscriptions_over_http(client: Client, everything_url: str) -> None:
-    server = client.add("everything", url=everything_url)
-    uri = server.list_resources()[0].uri
-    updated = threading.Event()
-    server.subscribe(uri, lambda u, params: u == uri and updated.set())
-    server.call_tool("toggle-subscriber-updates")
-    try:
-        assert updated.wait(WAIT), "no resources/updated notification arrived"
-    finally:
-        server.call_tool("toggle-subscriber-updates")
-        server.unsubscribe(uri)
+    check_resource_updates(client.add("everything", url=everything_url), WAIT)
 
 
 def test_expired_session_renews_reads_but_never_resends_a_call(client: Client) -> None:
