@@ -345,14 +345,21 @@ class Server:
         again, except a tool call: that is never sent twice (the person decides)."""
         if self._renew_task is not None and not self._renew_task.done():
             await asyncio.shield(self._renew_task)  # reconnecting after a dropped stream: wait for it
+        elif self._renewing is not None and self._renewing.locked():
+            async with self._renewing:  # another call is opening a new session: use that one
+                pass
         session = self._session
         try:
             return await op(self._connected())
-        except SessionExpired as e:
+        except (SessionExpired, NotConnected) as e:
+            renewing = self._renewing is not None and self._renewing.locked()
+            if isinstance(e, NotConnected) and not renewing and self._session in (session, None):
+                raise  # really closed, not being replaced by a new session under this request
             await self._renew(session)
             if method == "tools/call":
+                why = e if isinstance(e, SessionExpired) else "the server ended the session"
                 raise SessionExpired(
-                    f"server {self.name!r}: {e}; a new session is open, but the call was not sent again: "
+                    f"server {self.name!r}: {why}; a new session is open, but the call was not sent again: "
                     "run it again if it should run"
                 ) from None
         return await op(self._connected())
