@@ -13,11 +13,11 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from httpx_sse import EventSource
 
 from ...errors import MCPError, ProtocolError, ServerExited, SessionExpired, StartupError, TransportError
 from ..redact import redact_url
 from .base import MessageSink
+from .sse import EventTooLarge, events
 
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 _ACCEPT = "application/json, text/event-stream"
@@ -159,18 +159,23 @@ class _HttpBase:
         """Deliver each SSE ``message``, keeping the cursor up to date (for resumption).
         A POST's stream is read to its end (the server ends it after the reply), which
         keeps the connection reusable; a resumed GET stream only until the reply."""
-        async for event in EventSource(response).aiter_sse():
-            if event.id:
-                cursor.last_id = event.id
-            if event.retry is not None:
-                cursor.retry = event.retry / 1000
-            if event.event == "endpoint" and on_endpoint is not None:
-                on_endpoint(event.data)
-            elif event.event in ("message", "") and event.data:
-                if self._deliver(event.data, rid):
-                    cursor.answered = True
-                    if until_reply:
-                        return
+        try:
+            async for event in events(response.aiter_bytes(), self.max_message_size):
+                if event.id is not None:
+                    cursor.last_id = event.id
+                if event.retry is not None:
+                    cursor.retry = event.retry / 1000
+                if event.event == "endpoint" and on_endpoint is not None:
+                    on_endpoint(event.data)
+                elif event.event == "message" and event.data:
+                    if self._deliver(event.data, rid):
+                        cursor.answered = True
+                        if until_reply:
+                            return
+        except EventTooLarge as e:
+            assert self._sink is not None
+            self._sink.on_too_large(rid, e.size)
+            cursor.answered = rid is not None  # that request has failed: nothing to resume
 
     async def _shutdown(self) -> None:
         self._closed = True
