@@ -127,7 +127,10 @@ class ClientSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._sweep_at: float | None = None
-        self._send_nowait: Callable[[JSON], None] | None = getattr(transport, "send_nowait", None)
+        # A transport with send_nowait can run a blocking request on the caller's thread;
+        # stdio's never blocks, so the loop uses it too (HTTP's does network I/O: it cannot).
+        self._send_nowait: Callable[..., None] | None = getattr(transport, "send_nowait", None)
+        self._send_on_loop = self._send_nowait if getattr(transport, "nonblocking_send", True) else None
         self._sweep_timer: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Future[Any]] = set()
 
@@ -220,8 +223,8 @@ class ClientSession:
         if pending.deadline is not None:
             self._watch_deadline(loop, pending.deadline)
         try:
-            if self._send_nowait is not None:
-                self._send_nowait(message)  # one coroutine frame fewer on the hot path
+            if self._send_on_loop is not None:
+                self._send_on_loop(message)  # one coroutine frame fewer on the hot path
             else:
                 await self.transport.send(message)
             return await pending.future
@@ -262,7 +265,7 @@ class ClientSession:
             wake_fd = waker.fileno()
             waker.cancel = lambda: self._cancel_blocking(rid)
         try:
-            send(message)
+            send(message, pending.timeout)
             while True:
                 remaining = None if pending.deadline is None else pending.deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:

@@ -314,29 +314,41 @@ class Server:
         if timeout is _DEFAULT:
             timeout = self._client.settings.request_timeout
         session = self._session
-        if session is None or not session.can_block:
+        if session is None or not session.can_block or self._loop.in_loop_thread():
             return self._run(self._arequest(method, params, timeout, on_progress))
-        session = self._connected()
-        # The fast path waits right here; with a person to ask (a notebook) it also serves
-        # the interaction, so that the server's questions are answered in this cell.
-        if not self._loop.in_loop_thread():
-            interaction = self._client.interaction
+        # The fast path waits right here, with no hop to the loop.
+        interaction = self._client.interaction
+        if not self._remote:
+            session = self._connected()
             if not interaction.services_prompts:
                 return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
             blocking = getattr(interaction, "blocking", None)
             if blocking is not None:
+                # With a person to ask (a notebook) it also serves the interaction, so that
+                # the server's questions are answered in this cell.
                 with blocking(self.name) as waker:
                     return session.request_blocking(
                         method, params, timeout=timeout, on_progress=on_progress, waker=waker
                     )
-        return self._run(session.request(method, params, timeout=timeout, on_progress=on_progress))
+        elif not interaction.services_prompts and self.status is Status.CONNECTED and not session.closed:
+            # A remote reply is read on this thread, which cannot also serve a person's
+            # prompts: only where nobody is asked. An ended session is renewed on the loop.
+            try:
+                return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+            except (SessionExpired, NotConnected):
+                pass
+        return self._run(self._arequest(method, params, timeout, on_progress))
+
+    @property
+    def _remote(self) -> bool:
+        return bool(getattr(self._transport, "remote", False))
 
     def _arequest(
         self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None
     ) -> Coroutine[Any, Any, JSON]:
         if timeout is _DEFAULT:
             timeout = self._client.settings.request_timeout
-        if self._session is not None and self._session.can_block:  # stdio: sessions never expire
+        if not self._remote:  # stdio: sessions never expire
             return self._connected().request(method, params, timeout=timeout, on_progress=on_progress)
         return self._with_session(lambda s: s.request(method, params, timeout=timeout, on_progress=on_progress), method)
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import ssl
+import threading
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -14,10 +15,18 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from ...errors import MCPError, ProtocolError, ServerExited, SessionExpired, StartupError, TransportError
+from ...errors import (
+    MCPError,
+    ProtocolError,
+    RequestTimeout,
+    ServerExited,
+    SessionExpired,
+    StartupError,
+    TransportError,
+)
 from ..redact import redact_url
 from .base import MessageSink
-from .sse import EventTooLarge, events
+from .sse import EventTooLarge, events, iter_events
 
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 _ACCEPT = "application/json, text/event-stream"
@@ -39,6 +48,37 @@ def _short_body(response: httpx.Response) -> str:
     if response.headers.get("content-type", "").startswith("text/html"):
         return "an HTML page"
     return repr(text[:200]) if text else "no body"
+
+
+def _lost(shown: str) -> TransportError:
+    return TransportError(f"{shown} closed the reply stream before answering; run the call again")
+
+
+def _unresumable(shown: str) -> TransportError:
+    return TransportError(f"{shown} dropped the reply stream and cannot resume it; run the call again")
+
+
+def _not_mcp(shown: str, kind: str) -> TransportError:
+    return TransportError(f"{shown} answered with {kind or 'no content type'}, not JSON or an event stream")
+
+
+def _timed_out(method: str, shown: str, seconds: float | None) -> RequestTimeout:
+    return RequestTimeout(
+        f"{method} to {shown} got no answer in {seconds:g} s; the request was cancelled: "
+        "raise the timeout or check the server's logs"
+    )
+
+
+def _bounded(chunks: Any, limit: int, on_too_large: Any) -> Any:
+    """The chunks, until they add up to more than ``limit``: then ``on_too_large(size)``
+    and no more."""
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            on_too_large(size)
+            return
+        yield chunk
 
 
 def _ca_context(path: str) -> ssl.SSLContext:
@@ -64,6 +104,8 @@ class _Cursor:
 
 
 class _HttpBase:
+    remote = True  # sessions can end (HTTP 404, a dropped legacy stream) and are renewed
+
     def __init__(
         self,
         url: str,
@@ -98,12 +140,14 @@ class _HttpBase:
     def stderr_text(self) -> str:
         return ""
 
+    def _verify(self) -> bool | ssl.SSLContext:
+        return self.verify if isinstance(self.verify, bool) else _ca_context(self.verify)
+
     def _open_client(self) -> httpx.AsyncClient:
         # Streams stay open for as long as a call runs: the session's request timeout ends
         # a wait, not the socket's read timeout (unless one is set).
         timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
-        verify: bool | ssl.SSLContext = self.verify if isinstance(self.verify, bool) else _ca_context(self.verify)
-        self._client = httpx.AsyncClient(headers=self.headers, timeout=timeout, verify=verify)
+        self._client = httpx.AsyncClient(headers=self.headers, timeout=timeout, verify=self._verify())
         return self._client
 
     def _spawn(self, coro: Any) -> None:
@@ -187,13 +231,176 @@ class _HttpBase:
 
 class StreamableHttpTransport(_HttpBase):
     """POST every message; replies come as JSON or on an SSE stream; a GET stream carries
-    what the server starts on its own."""
+    what the server starts on its own.
+
+    A blocking caller (``ClientSession.request_blocking``) POSTs from its own thread with a
+    blocking httpx client and reads its reply there (``send_nowait`` + ``pump``): no hop to
+    the background loop and back. What the server sends besides the reply (its requests,
+    notifications) still goes to the loop, in order.
+    """
 
     session_id: str | None = None
+    nonblocking_send = False  # send_nowait does network I/O: the loop must not call it
 
     async def start(self, sink: MessageSink) -> None:
         self._sink = sink
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         self._open_client()
+        self._sync_client: httpx.Client | None = None
+        self._sync_lock = threading.Lock()
+        self._local = threading.local()  # a blocking caller's open reply stream
+        self._forwarded = self._processed = 0  # messages handed to the loop, and handled there
+
+    # -- the blocking path (a caller's own thread) -------------------------------------
+
+    def _sync(self) -> httpx.Client:
+        with self._sync_lock:
+            if self._sync_client is None:
+                timeout = httpx.Timeout(self.timeout, read=self.read_timeout)
+                self._sync_client = httpx.Client(headers=self.headers, timeout=timeout, verify=self._verify())
+            return self._sync_client
+
+    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> None:
+        """POST from this thread. A request's reply is read here too: at once when it is
+        JSON, by ``pump`` when it is a stream. ``timeout``: silence that ends the wait."""
+        if self._closed:
+            raise ServerExited(f"the connection to {self.shown} is closed")
+        if "method" not in message or "id" not in message:
+            if threading.get_ident() == self._loop_thread:
+                self._spawn(self._post(message))  # a notification sent from the loop itself
+                return
+        stale = self._local.__dict__.pop("stream", None)
+        if stale is not None:  # a stream its caller gave up on before reading (a timeout)
+            stale[0].close()
+        client = self._sync()
+        rid = message.get("id") if "method" in message else None
+        body = json.dumps(message, separators=(",", ":"))
+        sent_session = self.session_id
+        read = timeout if timeout is not None else self.read_timeout
+        try:
+            request = client.build_request(
+                "POST", self.url, content=body, headers=self._request_headers(),
+                timeout=httpx.Timeout(self.timeout, read=read),
+            )  # fmt: skip
+            response = client.send(request, stream=True)
+        except httpx.TimeoutException:
+            raise _timed_out(str(message.get("method")), self.shown, read) from None
+        except httpx.HTTPError as e:
+            raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
+        try:
+            if response.status_code == 202 or rid is None:
+                return
+            if response.status_code >= 400:
+                response.read()
+                self._raise_status(response, sent_session)
+            kind = response.headers.get("content-type", "").split(";")[0].strip()
+            if kind == "text/event-stream":
+                self._local.stream = (response, rid, message.get("method"), read)
+                response = None  # pump reads it
+            elif kind == "application/json":
+                data = b"".join(
+                    _bounded(response.iter_bytes(), self.max_message_size, lambda n: self._too_large(rid, n))
+                )
+                if data:
+                    self._deliver_here(data, rid)
+            else:
+                raise TransportError(
+                    f"{self.shown} answered with {kind or 'no content type'}, not JSON or an event stream"
+                )
+        finally:
+            if response is not None:
+                response.close()
+
+    def pump(self, done: Any, timeout: float | None, wake_fd: int | None = None) -> bool:
+        """Read this thread's reply stream to its end (see send_nowait). False when there
+        is nothing to read here: the reply then comes by the loop."""
+        state = self._local.__dict__.pop("stream", None)
+        if state is None:
+            return False
+        response, rid, method, read = state
+        cursor = _Cursor()
+        try:
+            for event in iter_events(response.iter_bytes(), self.max_message_size):
+                if event.id is not None:
+                    cursor.last_id = event.id
+                if event.retry is not None:
+                    cursor.retry = event.retry / 1000
+                if event.event == "message" and event.data and self._deliver_here(event.data, rid):
+                    cursor.answered = True
+        except EventTooLarge as e:
+            self._too_large(rid, e.size)
+            return True
+        except httpx.TimeoutException:
+            raise _timed_out(method, self.shown, read) from None
+        except httpx.HTTPError as e:
+            self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
+        finally:
+            response.close()
+        if not cursor.answered and not self._closed:
+            # Dropped before the reply: the loop resumes it if it can, or says it is lost.
+            self._call_on_loop(self._spawn, self._resume(cursor, rid))
+        return cursor.answered
+
+    def _deliver_here(self, data: bytes | str, rid: int | str) -> bool:
+        """``_deliver`` for a blocking caller's thread: the reply is settled here unless
+        something the loop still has to handle came before it (progress before the
+        result); the rest goes to the loop, in order."""
+        if len(data) > self.max_message_size:
+            self._too_large(rid, len(data))
+            return True
+        try:
+            message = json.loads(data)
+        except ValueError:
+            self.diagnostics.append(str(data)[:2000])
+            error = ProtocolError(f"{self.shown} replied with something that is not JSON: {str(data)[:80]!r}")
+            self._call_on_loop(self._fail, rid, error)
+            return True
+        answered = False
+        for item in message if isinstance(message, list) else [message]:
+            if not isinstance(item, dict):
+                continue
+            reply = item.get("id") == rid and "method" not in item
+            answered = answered or reply
+            if reply and self._forwarded == self._processed:
+                assert self._sink is not None
+                self._sink.on_message(item)  # the blocking caller's future, settled right here
+            else:
+                self._forwarded += 1
+                self._call_on_loop(self._deliver_on_loop, item)
+        return answered
+
+    def _deliver_on_loop(self, item: dict[str, Any]) -> None:
+        self._processed += 1
+        if self._sink is not None:
+            self._sink.on_message(item)
+
+    def _fail(self, rid: int | str, error: MCPError) -> None:
+        if self._sink is not None:
+            self._sink.fail_request(rid, error)
+
+    def _too_large(self, rid: int | str | None, size: int) -> None:
+        if self._sink is not None:
+            self._sink.on_too_large(rid, size)
+
+    def _call_on_loop(self, fn: Any, *args: Any) -> None:
+        self._loop.call_soon_threadsafe(fn, *args)
+
+    async def _resume(self, cursor: _Cursor, rid: int | str) -> None:
+        """A blocking caller's reply stream dropped before its reply: resume it on the loop."""
+        if cursor.last_id is None:
+            self._fail(rid, _lost(self.shown))
+            return
+        await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY)
+        try:
+            response = await self._get_stream(cursor.last_id)
+        except MCPError as e:
+            self._fail(rid, e)
+            return
+        if response is None:
+            self._fail(rid, _unresumable(self.shown))
+            return
+        await self._stream(response, rid, resumed=True, cursor=cursor)
 
     def _request_headers(self) -> dict[str, str]:
         headers = {"Accept": _ACCEPT, "Content-Type": "application/json"}
@@ -250,11 +457,14 @@ class StreamableHttpTransport(_HttpBase):
         else:
             await response.aread()
             await response.aclose()
-            raise TransportError(f"{self.shown} answered with {kind or 'no content type'}, not JSON or an event stream")
+            raise _not_mcp(self.shown, kind)
 
     async def _status_error(self, response: httpx.Response, sent_session: str | None) -> None:
         await response.aread()
         await response.aclose()
+        self._raise_status(response, sent_session)
+
+    def _raise_status(self, response: httpx.Response, sent_session: str | None) -> None:
         status = response.status_code
         if status == 404 and sent_session:
             # The spec: a 404 on a session means it is over; a new one must be started.
@@ -263,10 +473,12 @@ class StreamableHttpTransport(_HttpBase):
         why = hint.get(status, response.reason_phrase)
         raise HttpStatusError(f"{self.shown} answered HTTP {status} ({why}) with {_short_body(response)}", status)
 
-    async def _stream(self, response: httpx.Response, rid: int | str | None) -> None:
+    async def _stream(
+        self, response: httpx.Response, rid: int | str | None, resumed: bool = False, cursor: _Cursor | None = None
+    ) -> None:
         """Read a reply stream to its end; if it drops before the reply and the server made
         it resumable (event ids), wait as it asked and resume it with GET + Last-Event-ID."""
-        cursor, idle, resumed = _Cursor(), 0, False
+        cursor, idle = cursor or _Cursor(), 0
         while True:
             seen = cursor.last_id
             try:
@@ -281,9 +493,7 @@ class StreamableHttpTransport(_HttpBase):
             if cursor.last_id is None or idle >= _MAX_RESUMES:
                 # Not resumable: the reply is lost (a tools/call is never re-sent on its
                 # own), so say so now rather than time out.
-                self._sink.fail_request(
-                    rid, TransportError(f"{self.shown} closed the reply stream before answering; run the call again")
-                )
+                self._sink.fail_request(rid, _lost(self.shown))
                 return
             await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
             try:
@@ -292,8 +502,7 @@ class StreamableHttpTransport(_HttpBase):
                 self._sink.fail_request(rid, e)
                 return
             if response is None:  # 405: the server cannot resume streams after all
-                why = f"{self.shown} dropped the reply stream and cannot resume it; run the call again"
-                self._sink.fail_request(rid, TransportError(why))
+                self._sink.fail_request(rid, _unresumable(self.shown))
                 return
 
     async def _get_stream(self, last_event_id: str | None) -> httpx.Response | None:
@@ -351,6 +560,9 @@ class StreamableHttpTransport(_HttpBase):
     async def close(self) -> None:
         client, session_id, closed = self._client, self.session_id, self._closed
         self._closed = True  # first: the streams must not reconnect while closing
+        sync_client = getattr(self, "_sync_client", None)
+        if sync_client is not None:
+            sync_client.close()
         if client is not None and session_id and not closed:
             try:
                 await client.delete(self.url, headers={"Mcp-Session-Id": session_id}, timeout=2)

@@ -1,12 +1,13 @@
 """A server-sent events reader (the WHATWG event-stream format) with a size limit.
 
 It reads bytes, not text lines, so that one event cannot grow past the limit in memory
-before it is refused, and it costs little per event.
+before it is refused, and it costs little per event. ``events`` reads an async byte
+stream, ``iter_events`` a blocking one.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 
 
@@ -24,46 +25,72 @@ class EventTooLarge(Exception):
         self.size = size
 
 
-async def events(chunks: AsyncIterable[bytes], max_size: int) -> AsyncIterator[Event]:
-    """The events in a byte stream. EventTooLarge once a pending event passes ``max_size``."""
-    buffer = bytearray()
-    scanned = 0  # the buffer holds no line end before this offset
-    data: list[bytes] = []
-    size = 0
-    kind, event_id, retry = b"", None, None
-    async for chunk in chunks:
+class EventParser:
+    """Bytes in, complete events out. EventTooLarge once a pending event passes ``max_size``."""
+
+    def __init__(self, max_size: int) -> None:
+        self.max_size = max_size
+        self._buffer = bytearray()
+        self._scanned = 0  # the buffer holds no line end before this offset
+        self._data: list[bytes] = []
+        self._size = 0
+        self._kind = b""
+        self._id: str | None = None  # the last event id lasts across events
+        self._retry: int | None = None
+        self._fields = False  # a field came since the last event
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        buffer = self._buffer
         buffer += chunk
-        if len(buffer) + size > max_size:
-            raise EventTooLarge(len(buffer) + size)
+        if len(buffer) + self._size > self.max_size:
+            raise EventTooLarge(len(buffer) + self._size)
+        out: list[Event] = []
         start = 0
         while True:
-            end = _line_end(buffer, max(start, scanned))
+            end = _line_end(buffer, max(start, self._scanned))
             if end is None:
                 break
             line = bytes(buffer[start : end[0]])
-            start = scanned = end[1]
-            if not line:  # a blank line dispatches the event
-                if data or kind or event_id is not None or retry is not None:
-                    text = b"\n".join(data).decode("utf-8", "replace")
-                    yield Event(kind.decode("utf-8", "replace") or "message", text, event_id, retry)
-                data, size, kind, retry = [], 0, b"", None
-                continue
-            if line.startswith(b":"):
-                continue  # a comment (keep-alive)
-            name, _, value = line.partition(b":")
-            if value.startswith(b" "):
-                value = value[1:]
-            if name == b"data":
-                data.append(value)
-                size += len(value) + 1
-            elif name == b"event":
-                kind = value
-            elif name == b"id" and b"\0" not in value:
-                event_id = value.decode("utf-8", "replace")
-            elif name == b"retry" and value.isdigit():
-                retry = int(value)
+            start = self._scanned = end[1]
+            if line:
+                self._field(line)
+            elif self._fields:  # a blank line dispatches the event
+                text = b"\n".join(self._data).decode("utf-8", "replace")
+                out.append(Event(self._kind.decode("utf-8", "replace") or "message", text, self._id, self._retry))
+                self._data, self._size, self._kind, self._retry, self._fields = [], 0, b"", None, False
         del buffer[:start]
-        scanned = max(len(buffer) - 1, 0)  # a trailing CR may still become CRLF: look at it again
+        self._scanned = max(len(buffer) - 1, 0)  # a trailing CR may still become CRLF: look at it again
+        return out
+
+    def _field(self, line: bytes) -> None:
+        if line.startswith(b":"):
+            return  # a comment (keep-alive)
+        self._fields = True
+        name, _, value = line.partition(b":")
+        if value.startswith(b" "):
+            value = value[1:]
+        if name == b"data":
+            self._data.append(value)
+            self._size += len(value) + 1
+        elif name == b"event":
+            self._kind = value
+        elif name == b"id" and b"\0" not in value:
+            self._id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit():
+            self._retry = int(value)
+
+
+async def events(chunks: AsyncIterable[bytes], max_size: int) -> AsyncIterator[Event]:
+    parser = EventParser(max_size)
+    async for chunk in chunks:
+        for event in parser.feed(chunk):
+            yield event
+
+
+def iter_events(chunks: Iterable[bytes], max_size: int) -> Iterator[Event]:
+    parser = EventParser(max_size)
+    for chunk in chunks:
+        yield from parser.feed(chunk)
 
 
 def _line_end(buffer: bytearray, start: int) -> tuple[int, int] | None:

@@ -169,7 +169,7 @@ class StdioTransport:
     async def send(self, message: dict[str, Any]) -> None:
         self.send_nowait(message)
 
-    def send_nowait(self, message: dict[str, Any]) -> None:
+    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> None:
         """Write a message from any thread, without waiting for the event loop.
 
         Blocking calls use this to skip a thread hop; what the pipe cannot take at
