@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import (
     ArgumentError,
+    AuthError,
     ConfigError,
+    LoginRequired,
     MCPError,
     MessageTooLarge,
     NotConnected,
@@ -76,7 +78,9 @@ __all__ = [
     "load_config",
     "qualified_name",
     "MCPError",
+    "LoginRequired",
     "ArgumentError",
+    "AuthError",
     "ConfigError",
     "MessageTooLarge",
     "NotConnected",

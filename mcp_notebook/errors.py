@@ -11,6 +11,8 @@
     │   ├── StartupError     the server could not be started or did not initialize
     │   ├── ServerExited     the server process exited
     │   └── SessionExpired   a remote server ended the session (reads reconnect on their own)
+    ├── AuthError            OAuth failed (discovery, registration, login, tokens)
+    │   └── LoginRequired    a person has to log in, and nobody can answer here
     ├── ProtocolError        the server broke the protocol (bad version, bad message)
     ├── MessageTooLarge      a message went over the configured size limit
     ├── RequestTimeout       no answer in time (the request was cancelled on the server)
@@ -36,6 +38,8 @@ __all__ = [
     "StartupError",
     "ServerExited",
     "SessionExpired",
+    "AuthError",
+    "LoginRequired",
     "ProtocolError",
     "MessageTooLarge",
     "RequestTimeout",
@@ -90,6 +94,14 @@ class ServerExited(TransportError):
 class SessionExpired(TransportError):
     """The server ended the session: HTTP 404 on a session, or a legacy event stream that
     dropped. A new session is opened on the next use; a tool call is never sent twice."""
+
+
+class AuthError(MCPError):
+    pass
+
+
+class LoginRequired(AuthError):
+    """The server needs a login and nobody can do it here (no widgets, no stdin)."""
 
 
 class ProtocolError(MCPError):

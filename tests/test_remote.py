@@ -260,7 +260,7 @@ def test_a_server_that_never_answers_initialize(faulty_http: str) -> None:
     ("path", "expected"),
     [
         ("html", r"HTTP 500 .*an HTML page"),
-        ("auth", r"HTTP 401 \(it needs authorization\)"),
+        ("auth", r"needs a login \(http://127\.0\.0\.1:\d+\) and nobody can log in here"),
         ("forbidden", r"HTTP 403 \(access is forbidden\) with 'not for you'"),
         ("down", r"HTTP 503 \(Service Unavailable\) with 'upstream unavailable, try later'"),
     ],

@@ -37,6 +37,8 @@ class ServerConfig:
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    # OAuth (remote servers): client_id, client_secret, client_metadata_url, scopes, redirect_port
+    oauth: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_server_name(self.name)
@@ -71,6 +73,8 @@ class ServerConfig:
             parts.append(f"url={redact_url(self.url)!r}")
             if self.headers:
                 parts.append(f"headers={redact_mapping(self.headers)!r}")
+            if self.oauth:
+                parts.append(f"oauth={redact_mapping({k: str(v) for k, v in self.oauth.items()})!r}")
         return f"ServerConfig({', '.join(parts)})"
 
 

@@ -12,9 +12,11 @@ from typing import Any, TypeVar
 from ..core.approval import ApprovalPolicy
 from ..core.config import ServerConfig, check_server_name, load_config
 from ..core.naming import ToolNames
+from ..core.oauth import LoginRequest
 from ..core.session import Handlers
+from ..core.tokens import TokenStore, default_store
 from ..core.types import CallResult, Status
-from ..errors import UnknownServer, UnknownTool
+from ..errors import LoginRequired, UnknownServer, UnknownTool
 from .interaction import ConsoleInteraction, Interaction
 from .loop import LoopThread, default_loop
 from .server import _DEFAULT, Server, Settings
@@ -54,6 +56,33 @@ class Client:
         self._servers: dict[str, Server] = {}
         self._tool_names = ToolNames()
         self._loop_thread.call_at_exit(self.aclose)
+        self._token_store: TokenStore | None = None
+
+    @property
+    def token_store(self) -> TokenStore:
+        """Where OAuth tokens live (see mcp_notebook.core.tokens); settable."""
+        if self._token_store is None:
+            self._token_store = default_store()
+        return self._token_store
+
+    @token_store.setter
+    def token_store(self, store: TokenStore) -> None:
+        self._token_store = store
+
+    def _can_login(self) -> bool:
+        can = getattr(self.interaction, "can_login", None)
+        return bool(can()) if can is not None else hasattr(self.interaction, "alogin")
+
+    async def _login(self, request: LoginRequest) -> str:
+        """A server needs a person to log in: the interaction shows how (a card in the
+        cell, a terminal prompt); where nobody can, LoginRequired says what to do."""
+        alogin = getattr(self.interaction, "alogin", None)
+        if alogin is None:
+            raise LoginRequired(
+                f"server {request.server!r} needs a login and nobody can log in here; "
+                f"log in from a notebook (%mcp login {request.server}) or a terminal (server.login())"
+            )
+        return str(await alogin(request))
 
     def __repr__(self) -> str:
         connected = sum(s.status is Status.CONNECTED for s in self._servers.values())
@@ -140,14 +169,17 @@ class Client:
         url: str | None = None,
         transport: str | None = None,
         headers: Mapping[str, str] | None = None,
+        oauth: Mapping[str, Any] | None = None,
         startup_timeout: float | None = None,
         connect: bool = True,
     ) -> Server:
         """Register a server (replacing one of the same name) and connect to it.
 
-        A stdio server takes ``command`` and ``args``; a remote one takes ``url``. If the
-        connection fails the server stays registered with status ``failed`` and the error
-        is raised; ``restart`` tries again.
+        A stdio server takes ``command`` and ``args``; a remote one takes ``url`` (and
+        ``oauth``: ``client_id``, ``client_secret``, ``client_metadata_url``, ``scopes``,
+        ``redirect_port``, when its login needs them). If the connection fails the server
+        stays registered with status ``failed`` (or ``needs_auth``) and the error is
+        raised; ``restart`` tries again.
         """
         check_server_name(name)
         config = ServerConfig(
@@ -159,6 +191,7 @@ class Client:
             cwd=os.fspath(cwd) if cwd is not None else None,
             url=url,
             headers=dict(headers or {}),
+            oauth=dict(oauth or {}),
         )
         return await self.aadd_config(config, startup_timeout=startup_timeout, connect=connect)
 
@@ -217,6 +250,7 @@ class Client:
         url: str | None = None,
         transport: str | None = None,
         headers: Mapping[str, str] | None = None,
+        oauth: Mapping[str, Any] | None = None,
         startup_timeout: float | None = None,
         connect: bool = True,
     ) -> Server:
@@ -230,6 +264,7 @@ class Client:
                 url=url,
                 transport=transport,
                 headers=headers,
+                oauth=oauth,
                 startup_timeout=startup_timeout,
                 connect=connect,
             )

@@ -13,14 +13,16 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.config import ServerConfig
+from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
-from ..core.transports.http import HttpStatusError, SseTransport, StreamableHttpTransport
+from ..core.transports.http import AuthChallenge, HttpStatusError, SseTransport, StreamableHttpTransport
 from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_structured_output, validate_arguments
 from ..errors import (
     ArgumentError,
+    LoginRequired,
     MCPError,
     NotConnected,
     ProtocolError,
@@ -108,6 +110,7 @@ class Server:
         self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
         self._renewing: asyncio.Lock | None = None
         self._renew_task: asyncio.Future[None] | None = None
+        self.auth: OAuth | None = None  # OAuth for a remote server (made on first connect)
 
     @property
     def name(self) -> str:
@@ -172,6 +175,8 @@ class Server:
         if session is None or self.status is not Status.CONNECTED or session.closed:
             if self.status is Status.FAILED:
                 raise NotConnected(f"server {self.name!r} is not connected: {self.error}; restart it")
+            if self.status is Status.NEEDS_AUTH:
+                raise NotConnected(f"server {self.name!r} needs a login: %mcp login {self.name} (or server.login())")
             raise NotConnected(f"server {self.name!r} is {self.status.value}; connect or restart it")
         return session
 
@@ -214,6 +219,7 @@ class Server:
                 timeout=settings.connect_timeout,
                 read_timeout=settings.read_timeout,
                 verify=settings.tls_verify,
+                auth=self._oauth(),
             )
         self.transport_name = kind
         session = ClientSession(
@@ -231,11 +237,24 @@ class Server:
             error = self._startup_error(e, timeout, transport)
             await session.close()
             self._fail(str(error) if error else "cancelled while connecting")
+            if isinstance(error, LoginRequired):
+                self.status = Status.NEEDS_AUTH
             if error is None:
                 raise
             raise error from None
         self.status = Status.CONNECTED
         return self
+
+    def _oauth(self) -> OAuth | None:
+        """OAuth for a remote server, kept across reconnections; none when the config
+        brings its own Authorization header (a token the person manages)."""
+        if self.auth is None and not any(k.lower() == "authorization" for k in self.config.headers):
+            assert self.config.url is not None
+            settings = OAuthSettings(**self.config.oauth)
+            client = self._client
+            self.auth = OAuth(self.name, self.config.url, client.token_store, client._login, settings,
+                              can_login=client._can_login)  # fmt: skip
+        return self.auth
 
     def _startup_error(self, e: BaseException, timeout: float, transport: Any) -> MCPError | None:
         what = f"server {self.name!r} ({transport.describe()})"
@@ -277,6 +296,34 @@ class Server:
 
     def restart(self) -> Server:
         return self._run(self.arestart())
+
+    # -- OAuth -------------------------------------------------------------------------
+
+    @_on_loop
+    async def alogin(self, scopes: str | None = None) -> Server:
+        """Log in now (OAuth), then connect if not connected: the login card (or terminal
+        prompt) shows here. ``scopes``: ask for these."""
+        if self.config.url is None:
+            raise NotConnected(f"server {self.name!r} runs locally (stdio): it has no login")
+        auth = self._oauth()
+        if auth is None:
+            raise NotConnected(
+                f"server {self.name!r} sends its own Authorization header: there is nothing to log in to"
+            )
+        await auth.ensure_login(scopes)
+        if self.status is not Status.CONNECTED:
+            await self.aconnect()
+        return self
+
+    def login(self, scopes: str | None = None) -> Server:
+        return self._run(self.alogin(scopes))
+
+    def logout(self) -> None:
+        """Forget this server's tokens and client registration (here and in the store)."""
+        if self.auth is not None:
+            self.auth.forget()
+        elif self.config.url is not None and self._oauth() is not None:
+            self.auth.forget()  # type: ignore[union-attr]
 
     # -- notifications -----------------------------------------------------------------
 
@@ -335,8 +382,8 @@ class Server:
             # prompts: only where nobody is asked. An ended session is renewed on the loop.
             try:
                 return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
-            except (SessionExpired, NotConnected):
-                pass
+            except (SessionExpired, NotConnected, AuthChallenge):
+                pass  # the loop's path renews the session, or logs in, and tries again
         return self._run(self._arequest(method, params, timeout, on_progress))
 
     @property

@@ -24,6 +24,7 @@ from ...errors import (
     StartupError,
     TransportError,
 )
+from ..oauth import OAuth
 from ..redact import redact_url
 from .base import MessageSink
 from .sse import EventTooLarge, events, iter_events
@@ -38,9 +39,14 @@ _MAX_RESUMES = 5  # reconnections in a row that bring nothing new before giving 
 class HttpStatusError(TransportError):
     """An HTTP error answer; ``status`` tells which (400/404/405 mean: try legacy SSE)."""
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int, challenge: str = "") -> None:
         super().__init__(message)
         self.status = status
+        self.challenge = challenge  # its WWW-Authenticate header, for a 401 or 403
+
+
+class AuthChallenge(HttpStatusError):
+    """A 401 or 403 on the blocking path: the loop's path logs in and tries again."""
 
 
 def _short_body(response: httpx.Response) -> str:
@@ -115,7 +121,9 @@ class _HttpBase:
         timeout: float = 30.0,
         read_timeout: float | None = None,
         verify: bool | str = True,
+        auth: OAuth | None = None,
     ) -> None:
+        self.auth = auth  # OAuth for this server, or None
         self.url = url  # may hold a secret (?api_key=…): messages use self.shown
         self.shown = redact_url(url)
         self.headers = dict(headers or {})  # may hold secrets: never shown
@@ -278,9 +286,12 @@ class StreamableHttpTransport(_HttpBase):
         body = json.dumps(message, separators=(",", ":"))
         sent_session = self.session_id
         read = timeout if timeout is not None else self.read_timeout
+        headers = self._request_headers()
+        if self.auth is not None:
+            headers.update(self.auth.header_now())
         try:
             request = client.build_request(
-                "POST", self.url, content=body, headers=self._request_headers(),
+                "POST", self.url, content=body, headers=headers,
                 timeout=httpx.Timeout(self.timeout, read=read),
             )  # fmt: skip
             response = client.send(request, stream=True)
@@ -431,12 +442,21 @@ class StreamableHttpTransport(_HttpBase):
         client = self._client
         assert client is not None
         body = json.dumps(message, separators=(",", ":"))
-        sent_session = self.session_id
-        try:
-            request = client.build_request("POST", self.url, content=body, headers=self._request_headers())
-            response = await client.send(request, stream=True)
-        except httpx.HTTPError as e:
-            raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
+        tries = 0
+        while True:
+            sent_session = self.session_id
+            headers = self._request_headers()
+            if self.auth is not None:
+                headers.update(await self.auth.header())
+            try:
+                request = client.build_request("POST", self.url, content=body, headers=headers)
+                response = await client.send(request, stream=True)
+            except httpx.HTTPError as e:
+                raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
+            if not await self._authorized(response, headers, tries):
+                tries += 1
+                continue
+            break
         if message.get("method") == "initialize" and response.headers.get("mcp-session-id"):
             self.session_id = response.headers["mcp-session-id"]
         if response.status_code == 202:
@@ -459,6 +479,24 @@ class StreamableHttpTransport(_HttpBase):
             await response.aclose()
             raise _not_mcp(self.shown, kind)
 
+    async def _authorized(self, response: httpx.Response, sent: dict[str, str], tries: int) -> bool:
+        """False when a 401 (log in, or refresh) or a 403 ``insufficient_scope`` (log in for
+        more) was dealt with and the request should go again; True to carry on (and, after
+        a few tries, let the error show rather than loop)."""
+        status = response.status_code
+        if self.auth is None or status not in (401, 403) or tries >= self.auth.max_tries:
+            return True
+        challenge = response.headers.get("www-authenticate", "")
+        if status == 403 and "insufficient_scope" not in challenge:
+            return True  # a plain 403: say so
+        await response.aread()
+        await response.aclose()
+        if status == 401:
+            await self.auth.unauthorized(challenge, sent)
+        else:
+            await self.auth.insufficient_scope(challenge)
+        return False
+
     async def _status_error(self, response: httpx.Response, sent_session: str | None) -> None:
         await response.aread()
         await response.aclose()
@@ -471,7 +509,9 @@ class StreamableHttpTransport(_HttpBase):
             raise SessionExpired(f"{self.shown} ended the session (HTTP 404)")
         hint = {401: "it needs authorization", 403: "access is forbidden", 404: "wrong URL"}
         why = hint.get(status, response.reason_phrase)
-        raise HttpStatusError(f"{self.shown} answered HTTP {status} ({why}) with {_short_body(response)}", status)
+        challenge = response.headers.get("www-authenticate", "")
+        cls = AuthChallenge if self.auth is not None and status in (401, 403) else HttpStatusError
+        raise cls(f"{self.shown} answered HTTP {status} ({why}) with {_short_body(response)}", status, challenge)
 
     async def _stream(
         self, response: httpx.Response, rid: int | str | None, resumed: bool = False, cursor: _Cursor | None = None
@@ -515,6 +555,8 @@ class StreamableHttpTransport(_HttpBase):
         headers["Accept"] = "text/event-stream"
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
+        if self.auth is not None:
+            headers.update(await self.auth.header())
         sent_session = self.session_id
         try:
             response = await client.send(client.build_request("GET", self.url, headers=headers), stream=True)
@@ -565,7 +607,8 @@ class StreamableHttpTransport(_HttpBase):
             sync_client.close()
         if client is not None and session_id and not closed:
             try:
-                await client.delete(self.url, headers={"Mcp-Session-Id": session_id}, timeout=2)
+                headers = {"Mcp-Session-Id": session_id, **(self.auth.header_now() if self.auth else {})}
+                await client.delete(self.url, headers=headers, timeout=2)
             except httpx.HTTPError:
                 pass
         await self._shutdown()
@@ -592,7 +635,8 @@ class SseTransport(_HttpBase):
 
         async def run() -> None:
             try:
-                async with client.stream("GET", self.url, headers={"Accept": "text/event-stream"}) as response:
+                headers = {"Accept": "text/event-stream", **(await self.auth.header() if self.auth else {})}
+                async with client.stream("GET", self.url, headers=headers) as response:
                     if response.status_code >= 400:
                         await response.aread()
                         raise HttpStatusError(
@@ -623,9 +667,8 @@ class SseTransport(_HttpBase):
         if client is None or self._closed:
             raise ServerExited(f"the connection to {self.shown} is closed")
         try:
-            response = await client.post(
-                self.endpoint, content=json.dumps(message), headers={"Content-Type": "application/json"}
-            )
+            headers = {"Content-Type": "application/json", **(await self.auth.header() if self.auth else {})}
+            response = await client.post(self.endpoint, content=json.dumps(message), headers=headers)
         except httpx.HTTPError as e:
             raise TransportError(f"cannot reach {redact_url(self.endpoint)}: {type(e).__name__}: {e}") from None
         if response.status_code == 404:
@@ -645,4 +688,4 @@ class SseTransport(_HttpBase):
             self._sink.on_closed(None)
 
 
-__all__ = ["HttpStatusError", "SseTransport", "StreamableHttpTransport"]
+__all__ = ["AuthChallenge", "HttpStatusError", "SseTransport", "StreamableHttpTransport"]
