@@ -152,11 +152,40 @@ def _entry(name: str, entry: Any, where: str, expand: _Expander) -> ServerConfig
             transport=kind,
             url=expand(_string(entry, "url", where, required=True), "url"),
             headers={k: expand(v, f"headers.{k}") for k, v in _string_map(entry, "headers", where).items()},
+            oauth=_oauth(entry, where, expand),
         )
     except ConfigError as e:
         if str(e).startswith(where):
             raise
         raise ConfigError(f"{where}: {e}") from None
+
+
+_OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret", "clientMetadataUrl": "client_metadata_url",
+               "scopes": "scopes", "redirectPort": "redirect_port"}  # fmt: skip
+
+
+def _oauth(entry: dict[str, Any], where: str, expand: _Expander) -> dict[str, Any]:
+    """``"oauth": {"clientId", "clientSecret", "clientMetadataUrl", "scopes", "redirectPort"}``
+    (snake_case accepted too); ${VAR} works in each string."""
+    value = entry.get("oauth")
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}.oauth: must be an object")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _OAUTH_KEYS.get(key) or (key if key in _OAUTH_KEYS.values() else None)
+        if name is None:
+            raise ConfigError(f"{where}.oauth.{key}: unknown; use {', '.join(_OAUTH_KEYS)}")
+        if name == "redirect_port":
+            if not isinstance(item, int) or not 0 <= item < 65536:
+                raise ConfigError(f"{where}.oauth.{key}: must be a port number")
+            out[name] = item
+        elif isinstance(item, str):
+            out[name] = expand(item, f"oauth.{key}")
+        else:
+            raise ConfigError(f"{where}.oauth.{key}: must be a string")
+    return out
 
 
 def _string(entry: dict[str, Any], key: str, where: str, required: bool = False) -> str:

@@ -54,6 +54,11 @@ class Callback:
         if self._landed is not None and not self._landed.done():
             self._landed.set_result(url)
 
+    def result(self) -> str | None:
+        """The URL landed on, if the browser has come back."""
+        landed = self._landed
+        return landed.result() if landed is not None and landed.done() else None
+
     async def wait(self, timeout: float = 300.0) -> str:
         assert self._landed is not None
         try:

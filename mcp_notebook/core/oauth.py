@@ -76,13 +76,18 @@ class _Tokens:
     refresh_token: str | None = None
     expires_at: float | None = None
     scope: str | None = None
+    lifetime: float | None = None  # seconds the token was issued for
 
-    def fresh(self, margin: float = 60.0) -> bool:
-        return self.expires_at is None or time.time() < self.expires_at - margin
+    def fresh(self) -> bool:
+        """Not about to expire: a minute's margin, or a quarter of a short lifetime."""
+        if self.expires_at is None:
+            return True
+        margin = min(60.0, (self.lifetime or 240.0) / 4)
+        return time.time() < self.expires_at - margin
 
     def to_json(self) -> JSON:
         return {"access_token": self.access_token, "refresh_token": self.refresh_token,
-                "expires_at": self.expires_at, "scope": self.scope}  # fmt: skip
+                "expires_at": self.expires_at, "scope": self.scope, "lifetime": self.lifetime}  # fmt: skip
 
     @classmethod
     def from_response(cls, data: JSON, previous: _Tokens | None = None) -> _Tokens:
@@ -95,6 +100,7 @@ class _Tokens:
             refresh_token=data.get("refresh_token") or (previous.refresh_token if previous else None),
             expires_at=time.time() + float(expires) if isinstance(expires, (int, float)) else None,
             scope=data.get("scope") or (previous.scope if previous else None),
+            lifetime=float(expires) if isinstance(expires, (int, float)) else None,
         )
 
     def __repr__(self) -> str:
@@ -491,7 +497,7 @@ class OAuth:
         return self._http
 
 
-_TOKEN_FIELDS = ("access_token", "refresh_token", "expires_at", "scope")
+_TOKEN_FIELDS = ("access_token", "refresh_token", "expires_at", "scope", "lifetime")
 _CLIENT_FIELDS = ("client_id", "client_secret", "auth_method", "redirect_uri")
 
 

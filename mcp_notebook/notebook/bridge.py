@@ -38,7 +38,9 @@ from typing import Any, Literal, TypeVar
 from IPython import get_ipython
 from IPython.display import display
 
-from ..errors import RequestCancelled, RPCError
+from ..core.loopback import Callback
+from ..core.oauth import LoginRequest
+from ..errors import AuthError, LoginRequired, RequestCancelled, RPCError
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Start, headless_approval
 from . import console
 
@@ -410,6 +412,8 @@ class NotebookInteraction:
 
         if question.kind == "approval":
             card = cards.ApprovalCard(question.params)
+        elif question.kind == "login":
+            card = cards.LoginCard(question.params)
         elif question.kind == "url":
             card = cards.UrlCard(question.server, question.params)
             if card.elicitation_id:
@@ -438,11 +442,13 @@ class NotebookInteraction:
             return {"action": "cancel"}
         if question.kind == "approval" and answer is None:
             return "deny"
-        return answer
+        return answer  # a login: the address landed on, or None (cancelled, or the listener got it)
 
     def _headless(self, question: Question) -> Any:
         if question.kind == "approval":
             return headless_approval(question.params, self.headless_approval)
+        if question.kind == "login":
+            raise LoginRequired(f"server {question.server!r} needs a login and nobody can log in here")
         if question.kind == "sampling":
             print(f"mcp-notebook: {question.server} asked for a model reply and nobody can answer here: "
                   "declined (give one with the sampler setting)", file=sys.stderr)  # fmt: skip
@@ -482,6 +488,48 @@ class NotebookInteraction:
             if card.elicitation_id:
                 self._url_cards[card.elicitation_id] = card
             display(card.widget)
+
+    # -- OAuth login (asked from the background loop, shown in the waiting cell) --------
+
+    def can_login(self) -> bool:
+        return choose_mode(self.mode_setting, in_async=False) is not Mode.HEADLESS
+
+    async def alogin(self, request: LoginRequest) -> str:
+        """The login card in the cell that waits; done when the browser comes back to the
+        loopback listener, or when the person pastes the address it landed on."""
+        waiter = self._current()
+        if waiter is None:
+            raise LoginRequired(f"server {request.server!r} needs a login: run %mcp login {request.server}")
+        callback: Callback | None = Callback(request.redirect_uri)
+        try:
+            await callback.start()  # type: ignore[union-attr]
+        except OSError:
+            callback = None  # the port is taken: pasting the address still works
+        request.callback = callback
+        question = Question("login", request.server, request)
+        waiter.post("question", question)
+        answered = asyncio.wrap_future(question.answer)
+        landed = asyncio.ensure_future(callback.wait()) if callback is not None else None
+        try:
+            done, _ = await asyncio.wait([f for f in (answered, landed) if f is not None],
+                                         return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            if landed is not None and landed in done and not landed.exception():
+                if question.card is not None:
+                    question.card.completed()
+                if not question.answer.done():
+                    question.answer.set_result(None)
+                return landed.result()
+            url = answered.result() if answered in done else None
+            if url is None and callback is not None and callback.result():
+                return callback.result()  # type: ignore[return-value]
+            if not url:
+                raise AuthError(f"the login to {request.server!r} was cancelled")
+            return str(url)
+        finally:
+            if landed is not None:
+                landed.cancel()
+            if callback is not None:
+                callback.close()
 
     async def ask_from_server(self, kind: str, server: str, params: dict[str, Any]) -> Any:
         """A server's request (elicitation, sampling) on the background loop: hand it to

@@ -275,6 +275,57 @@ class UrlCard(Card):
         self.status.value = "<i>the server says this step is complete</i>"
 
 
+class LoginCard(Card):
+    """OAuth login: a link that opens the authorization page in a new tab. The browser comes
+    back to a listener on this machine; where it cannot reach one (Binder, JupyterHub,
+    Colab), the address it landed on is pasted here instead."""
+
+    def __init__(self, request: Any) -> None:
+        super().__init__()
+        scopes = f" · scopes: <code>{html.escape(request.scopes)}</code>" if request.scopes else ""
+        head = w.HTML(
+            f"<b>🔐 {html.escape(request.server)} needs you to log in</b>"
+            f"<div>at {html.escape(request.issuer)}{scopes}</div>"
+            f"<div style='margin:6px 0'><a href='{html.escape(request.url, quote=True)}' target='_blank' "
+            "rel='noopener noreferrer' style='padding:4px 12px;border-radius:3px;background:#1976d2;"
+            "color:white;text-decoration:none'>Log in</a> (opens a new tab)</div>"
+        )
+        self.pasted = w.Text(
+            placeholder=f"{request.redirect_uri}?code=…",
+            description="Landed on",
+            layout=w.Layout(width="100%"),
+            style={"description_width": "initial"},
+        )
+        hint = w.HTML(
+            "<small>If the tab ends on a page that does not load (a remote kernel), copy its address here.</small>"
+        )
+        self.widget = w.VBox(
+            [
+                head,
+                hint,
+                self.pasted,
+                _buttons(
+                    ("Use this address", "primary", lambda _: self._use_pasted()),
+                    ("Cancel", "danger", lambda _: self._finish(None, "login cancelled")),
+                ),
+                self.status,
+            ],
+            layout=w.Layout(**_BOX),
+        )
+
+    def _use_pasted(self) -> None:
+        text = self.pasted.value.strip()
+        if "code=" not in text and "error=" not in text:
+            self.status.value = "<i>that address has no code= in it: copy the whole address of the page</i>"
+            return
+        self._finish(text, "checking the login…")
+
+    def completed(self) -> None:
+        """The browser came back to the listener: nothing to paste."""
+        self._finish(None, "logged in ✓")
+        self.status.value = "<i>logged in ✓</i>"
+
+
 class SamplingCard(Card):
     """The server asks for an LLM completion: the person writes or edits the reply."""
 

@@ -118,6 +118,12 @@ Remote servers (after the URL):
   --transport http|sse   the transport (default: try Streamable HTTP, then SSE)
   --header K=V           an HTTP header (repeatable); never shown
   --bearer-env VAR       send 'Authorization: Bearer $VAR'; the token is never shown
+OAuth (a server that answers 401 gets a login card in the cell):
+  --client-id ID         a client registered with its authorization server beforehand
+  --client-secret-env VAR   that client's secret, from an environment variable
+  --client-metadata-url URL an https Client ID Metadata Document to use as the client id
+  --scopes "A B"         ask for these scopes instead of what the server suggests
+  --redirect-port N      a fixed loopback port for the login's redirect (default: any)
 Adding a name that exists replaces that server. Examples:
   %mcp add everything -- npx -y @modelcontextprotocol/server-everything
   %mcp add demo --env LOG=debug -- python -m mcp_notebook.demo
@@ -125,7 +131,7 @@ Adding a name that exists replaces that server. Examples:
   %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN
 """,
 )
-def add(ctx: Context, tokens: list[str]) -> None:
+def add(ctx: Context, tokens: list[str]) -> Deferred:
     if "--" in tokens:
         at = tokens.index("--")
         head, command_line = tokens[:at], tokens[at + 1 :]
@@ -140,14 +146,18 @@ def add(ctx: Context, tokens: list[str]) -> None:
         env = key_value_option(opts.env, "--env")
         command_line = [expand_text(word, ctx.namespace) for word in command_line]
         config = _config(opts.name, command=command_line[0], args=command_line[1:], env=env, cwd=opts.cwd)
-        _connect(ctx, config, opts.timeout)
-        return
+        return _connect(ctx, config, opts.timeout)
     parser = Parser("add")
     parser.add_argument("name")
     parser.add_argument("url")
     parser.add_argument("--transport", choices=["http", "sse"])
     parser.add_argument("--header", action="append", metavar="K=V")
     parser.add_argument("--bearer-env", metavar="VAR")
+    parser.add_argument("--client-id")
+    parser.add_argument("--client-secret-env", metavar="VAR")
+    parser.add_argument("--client-metadata-url")
+    parser.add_argument("--scopes")
+    parser.add_argument("--redirect-port", type=int)
     parser.add_argument("--timeout", type=float)
     opts = parser.parse(tokens)
     if "://" not in opts.url:
@@ -161,8 +171,17 @@ def add(ctx: Context, tokens: list[str]) -> None:
         if not token:
             raise UsageError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
         headers["Authorization"] = f"Bearer {token}"
-    config = _config(opts.name, transport=opts.transport or "auto", url=opts.url, headers=headers)
-    _connect(ctx, config, opts.timeout)
+    oauth: dict[str, Any] = {}
+    if opts.client_secret_env:
+        secret = os.environ.get(opts.client_secret_env)
+        if not secret:
+            raise UsageError(f"--client-secret-env {opts.client_secret_env}: that environment variable is not set")
+        oauth["client_secret"] = secret
+    for key in ("client_id", "client_metadata_url", "scopes", "redirect_port"):
+        if getattr(opts, key) is not None:
+            oauth[key] = getattr(opts, key)
+    config = _config(opts.name, transport=opts.transport or "auto", url=opts.url, headers=headers, oauth=oauth)
+    return _connect(ctx, config, opts.timeout)
 
 
 def _config(name: str, **fields: Any) -> ServerConfig:
@@ -172,13 +191,30 @@ def _config(name: str, **fields: Any) -> ServerConfig:
         raise UsageError(str(e)) from None
 
 
-def _connect(ctx: Context, config: ServerConfig, timeout: float | None) -> None:
+def _connect(ctx: Context, config: ServerConfig, timeout: float | None) -> Deferred:
+    """Connecting may ask a person (an OAuth login): deferred like a call."""
     server = ctx.client.add_config(config, startup_timeout=timeout, connect=False)
-    try:
-        server.connect()
-    finally:
+    return _reporting(ctx, server, server.connect, server.aconnect)
+
+
+def _reporting(ctx: Context, server: Any, run: Callable[[], Any], arun: Callable[[], Any]) -> Deferred:
+    def report() -> None:
         if server.status is Status.CONNECTED:
             _report(ctx, server)
+
+    def blocking() -> None:
+        try:
+            run()
+        finally:
+            report()
+
+    async def awaiting() -> None:
+        try:
+            await arun()
+        finally:
+            report()
+
+    return Deferred(blocking, awaiting)
 
 
 @command(
@@ -240,13 +276,37 @@ def loglevel(ctx: Context, tokens: list[str]) -> None:
 
 
 @command("restart SERVER", "reconnect (a stdio server is started again)", "  %mcp restart everything")
-def restart(ctx: Context, tokens: list[str]) -> None:
+def restart(ctx: Context, tokens: list[str]) -> Deferred:
     server = _server(ctx, _positional("restart", tokens, "server").server)
-    try:
-        server.restart()
-    finally:
-        if server.status is Status.CONNECTED:
-            _report(ctx, server)
+    return _reporting(ctx, server, server.restart, server.arestart)
+
+
+@command(
+    'login SERVER [--scopes "A B"]',
+    "log in to a remote server (OAuth) now, before it asks",
+    """
+The login card shows in this cell: 'Log in' opens the authorization page in a new tab; the
+browser comes back to a listener on this machine. On a remote kernel (Binder, JupyterHub,
+Colab) paste the address the tab landed on into the card. Tokens are kept (the OS keyring,
+else a private file) and refreshed on their own.
+  %mcp login github
+  %mcp login github --scopes "repo read:org"
+""",
+)
+def login(ctx: Context, tokens: list[str]) -> Deferred:
+    parser = Parser("login")
+    parser.add_argument("server")
+    parser.add_argument("--scopes")
+    opts = parser.parse(tokens)
+    server = _server(ctx, opts.server)
+    return _reporting(ctx, server, lambda: server.login(opts.scopes), lambda: server.alogin(opts.scopes))
+
+
+@command("logout SERVER", "forget a remote server's tokens and client registration", "  %mcp logout github")
+def logout(ctx: Context, tokens: list[str]) -> None:
+    name = _positional("logout", tokens, "server").server
+    _server(ctx, name).logout()
+    ctx.out(f"{name}: logged out (tokens and client registration removed)")
 
 
 @command("remove SERVER", "disconnect and forget a server", "  %mcp remove everything")

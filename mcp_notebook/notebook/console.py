@@ -42,7 +42,20 @@ def ask(question: Any, interaction: Any) -> Any:
             "model": model,
             "stopReason": "endTurn",
         }
+    if kind == "login":
+        return login(params)
     return _elicit(server, params)
+
+
+def login(request: Any) -> str | None:
+    """Print the authorization URL; the browser's return lands on the listener, or the
+    person pastes the address it landed on (a remote machine)."""
+    print(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:")
+    print(f"  {request.url}")
+    answer = _input("Then press Enter (or paste the address the browser landed on): ").strip()
+    callback = request.callback
+    landed = callback.result() if callback is not None else None
+    return answer or landed
 
 
 def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,8 @@
   ``;``, but a magic's ``;`` lands inside the magic's argument string. It is moved out.
 - On ipykernel 7, a cell that waits while a person answers must *await* for widget clicks
   to reach it (measured: a blocked cell never gets them on 7.4). So the magics that can
-  prompt (call, read, prompt, %%mcp_call) become ``await`` expressions there, at the top
+  prompt (call, read, prompt, %%mcp_call; add, restart and login, which may show an OAuth
+  login card) become ``await`` expressions there, at the top
   level of a cell; IPython then runs the cell asynchronously. Elsewhere they stay as they are.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-ASYNC_SUBCOMMANDS = ("call", "read", "prompt")
+ASYNC_SUBCOMMANDS = ("call", "read", "prompt", "add", "restart", "login")
 LINE_RUNNER = "__mcp_line__"
 CELL_RUNNER = "__mcp_cell__"
 

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from ..errors import ToolDenied
+from ..core.loopback import Callback
+from ..core.oauth import LoginRequest
+from ..errors import AuthError, ToolDenied
 
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]
@@ -93,3 +95,43 @@ class ConsoleInteraction:
 
     async def await_(self, start: Start[T], server: str | None = None) -> T:
         return await asyncio.wrap_future(start()[0])
+
+    def can_login(self) -> bool:
+        return bool(sys.stdin and sys.stdin.isatty())
+
+    async def alogin(self, request: LoginRequest) -> str:
+        """On a terminal: print the authorization URL and wait for the browser to come back
+        to the loopback listener, or for the address it landed on to be pasted."""
+        callback: Callback | None = Callback(request.redirect_uri)
+        try:
+            await callback.start()  # type: ignore[union-attr]
+        except OSError:
+            callback = None
+        request.callback = callback
+        print(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:")
+        print(f"  {request.url}")
+        print("Waiting for the browser to come back (or paste the address it landed on, then Enter):")
+        loop = asyncio.get_running_loop()
+        pasted = loop.run_in_executor(None, _read_line)
+        waiting = [pasted] + ([asyncio.ensure_future(callback.wait())] if callback is not None else [])
+        try:
+            done, pending = await asyncio.wait(waiting, timeout=300, return_when=asyncio.FIRST_COMPLETED)
+            for future in done:
+                if not future.exception() and future.result():
+                    return str(future.result())
+            if pasted in done and pending:  # Enter alone: keep waiting for the browser
+                done, _ = await asyncio.wait(pending, timeout=300)
+                for future in done:
+                    if not future.exception() and future.result():
+                        return str(future.result())
+            raise AuthError(f"no login to {request.server!r} arrived in 5 minutes; try again")
+        finally:
+            if callback is not None:
+                callback.close()
+
+
+def _read_line() -> str:
+    try:
+        return input().strip()
+    except EOFError:
+        return ""

@@ -66,6 +66,9 @@ class Headless(ConsoleInteraction):
     """Logs in without a browser: the suite's authorization endpoint redirects at once, so
     GET it without following and hand over where it points (the redirect URI + code)."""
 
+    def can_login(self) -> bool:
+        return True
+
     async def alogin(self, request: LoginRequest) -> str:
         async with httpx.AsyncClient(follow_redirects=False) as http:
             response = await http.get(request.url)
