@@ -108,6 +108,7 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
     config = tmp_path / "config"
     kernel = Kernel(cwd=str(tmp_path), extra_env={"MCP_NOTEBOOK_TOKEN_STORE": "file", "XDG_CONFIG_HOME": str(config)})
     shown: list[str] = []
+    client_secret = ""
     try:
         shown.append(text_of(kernel.run("%load_ext mcp_notebook")))
         # The first use meets a 401: the card shows in this cell; the 'browser' follows the
@@ -135,6 +136,24 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
         kernel.click("Use this address")
         shown.append(text_of(kernel.outputs(cell)))
         assert "✓ o" in shown[-1]
+        # A pre-registered client with a secret (registered here by hand), from an env var.
+        body = {"redirect_uris": ["http://127.0.0.1:8719/callback"], "token_endpoint_auth_method": "client_secret_post",
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]}  # fmt: skip
+        registration = httpx.post(oauth_url.replace("/mcp", "/register"), json=body).json()
+        client_secret = registration["client_secret"]
+        kernel.run(f"import os; os.environ['O_SECRET'] = {client_secret!r}")
+        kernel.run("%mcp logout o")  # tokens belong to the server's URL: o2 would use o's
+        kernel.forget_widgets()
+        cell = kernel.start(
+            f"%mcp add o2 {oauth_url} --client-id {registration['client_id']} --client-secret-env O_SECRET "
+            "--redirect-port 8719"
+        )
+        card = _html_with(kernel, "o2 needs you to log in")
+        landed = authorize(re.search(r"href='([^']+)'", card).group(1).replace("&amp;", "&"))  # type: ignore[union-attr]
+        assert landed.startswith("http://127.0.0.1:8719/callback?")  # the fixed port
+        urllib.request.urlopen(landed).read()
+        shown.append(text_of(kernel.outputs(cell)))
+        assert "✓ o2" in shown[-1]
         for line in (
             "%mcp list",
             "%mcp status o",
@@ -157,6 +176,7 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
         if key in ("access_token", "refresh_token", "client_secret") and value
     ]
     assert secrets, "the store holds the tokens"
+    secrets.append(client_secret)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text) for text in shown])
     saved = nbformat.writes(notebook)
     for secret in secrets:

@@ -195,6 +195,11 @@ class OAuth:
 
     # -- what a transport calls ------------------------------------------------------------
 
+    def fresh(self) -> bool:
+        """No login yet, or a token that is not about to expire (nothing to refresh now)."""
+        self._load_any()
+        return self._tokens is None or self._tokens.fresh()
+
     def header_now(self) -> dict[str, str]:
         """The Authorization header as things stand, without network I/O (may be stale)."""
         self._load_any()
@@ -322,7 +327,21 @@ class OAuth:
     async def _token_request(self, http: httpx.AsyncClient, client: _Client, form: dict[str, str]) -> JSON:
         assert self._discovery is not None
         endpoint = self._discovery.metadata.get("token_endpoint") or f"{_origin(self._discovery.issuer)}/token"
-        headers = {"Accept": "application/json"}
+        response = await self._post_token(http, endpoint, client, form)
+        if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
+            # A pre-registered client's method is a guess from the server's list: a server
+            # that wanted the secret in the form says so with a 400/401. Try that once.
+            client.auth_method = "client_secret_post"
+            response = await self._post_token(http, endpoint, client, form)
+        data = _json(response)
+        if response.status_code >= 400 or "error" in data:
+            why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
+            raise AuthError(f"server {self.server!r}: the token request was refused: {why}")
+        return data
+
+    async def _post_token(
+        self, http: httpx.AsyncClient, endpoint: str, client: _Client, form: dict[str, str]
+    ) -> httpx.Response:
         auth = None
         if client.auth_method == "client_secret_basic" and client.client_secret:
             auth = httpx.BasicAuth(client.client_id, client.client_secret)
@@ -331,14 +350,9 @@ class OAuth:
             if client.auth_method == "client_secret_post" and client.client_secret:
                 form["client_secret"] = client.client_secret
         try:
-            response = await http.post(endpoint, data=form, headers=headers, auth=auth)
+            return await http.post(endpoint, data=form, headers={"Accept": "application/json"}, auth=auth)
         except httpx.HTTPError as e:
             raise AuthError(f"cannot reach the token endpoint {endpoint}: {type(e).__name__}") from None
-        data = _json(response)
-        if response.status_code >= 400 or "error" in data:
-            why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-            raise AuthError(f"server {self.server!r}: the token request was refused: {why}")
-        return data
 
     # -- discovery and registration ----------------------------------------------------
 

@@ -522,6 +522,10 @@ class NotebookInteraction:
             url = answered.result() if answered in done else None
             if url is None and callback is not None and callback.result():
                 return callback.result()  # type: ignore[return-value]
+            if landed is not None and landed in done:  # the listener's 5 minutes are up
+                if question.card is not None:
+                    question.card.close("no login arrived in 5 minutes")
+                raise AuthError(f"no login to {request.server!r} arrived in 5 minutes; run %mcp login {request.server}")
             if not url:
                 raise AuthError(f"the login to {request.server!r} was cancelled")
             return str(url)

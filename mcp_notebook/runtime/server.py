@@ -377,7 +377,12 @@ class Server:
                     return session.request_blocking(
                         method, params, timeout=timeout, on_progress=on_progress, waker=waker
                     )
-        elif not interaction.services_prompts and self.status is Status.CONNECTED and not session.closed:
+        elif (
+            not interaction.services_prompts
+            and self.status is Status.CONNECTED
+            and not session.closed
+            and (self.auth is None or self.auth.fresh())  # a refresh is due: the loop's path does it
+        ):
             # A remote reply is read on this thread, which cannot also serve a person's
             # prompts: only where nobody is asked. An ended session is renewed on the loop.
             try:
@@ -410,6 +415,9 @@ class Server:
         session = self._session
         try:
             return await op(self._connected())
+        except LoginRequired:
+            self.status = Status.NEEDS_AUTH  # the tokens stopped working and nobody can log in here
+            raise
         except (SessionExpired, NotConnected) as e:
             renewing = self._renewing is not None and self._renewing.locked()
             if isinstance(e, NotConnected) and not renewing and self._session in (session, None):
