@@ -225,6 +225,14 @@ class OAuth:
                 return
             await self._authorize(challenge, None)
 
+    async def try_refresh(self) -> bool:
+        """Refresh without asking anyone; False when that cannot work (a login is needed)."""
+        async with self._lock:
+            self._load_any()
+            if self._tokens is None or not self._tokens.refresh_token:
+                return False
+            return await self._refresh_or_forget()
+
     async def insufficient_scope(self, challenge_header: str) -> None:
         """A 403 with ``error="insufficient_scope"``: authorize again for the larger set."""
         challenge = parse_challenge(challenge_header)

@@ -577,11 +577,20 @@ class StreamableHttpTransport(_HttpBase):
     async def _listen(self) -> None:
         """The server's own stream (its requests and notifications), kept open: when it
         drops, reconnect after the server's ``retry`` (resuming after the last event)."""
-        cursor, idle = _Cursor(), 0
+        cursor, idle, refreshed = _Cursor(), 0, False
         while not self._closed:
             seen = cursor.last_id
             try:
                 response = await self._get_stream(cursor.last_id)
+                refreshed = False
+            except AuthChallenge as e:
+                # An expired token: refresh it and listen again. A login needs a person,
+                # and this stream has no cell: the next call's login reopens it.
+                if e.status == 401 and self.auth is not None and not refreshed and await self.auth.try_refresh():
+                    refreshed = True  # once: a token the server still refuses is not refreshed in a loop
+                    continue
+                self.diagnostics.append(f"server stream: {e}")
+                return
             except MCPError as e:
                 self.diagnostics.append(f"server stream: {e}")
                 return  # refused (an expired session shows on the next request)
