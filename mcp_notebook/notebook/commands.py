@@ -129,6 +129,7 @@ Adding a name that exists replaces that server. Examples:
   %mcp add demo --env LOG=debug -- python -m mcp_notebook.demo
   %mcp add demo -- {sys.executable} -m mcp_notebook.demo     ($name and {expr} work here too)
   %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN
+  %mcp add remote $url
 """,
 )
 def add(ctx: Context, tokens: list[str]) -> Deferred:
@@ -160,6 +161,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
     parser.add_argument("--redirect-port", type=int)
     parser.add_argument("--timeout", type=float)
     opts = parser.parse(tokens)
+    opts.url = expand_text(opts.url, ctx.namespace)  # $url and {expr} work here too
     if "://" not in opts.url:
         raise UsageError(
             f"%mcp add: {opts.url!r} is not a URL; for a local server put its command after --: "

@@ -1,0 +1,108 @@
+"""An authorization server for the demo (``python -m mcp_notebook.demo --http PORT --oauth``),
+built on the official SDK's auth pieces: Dynamic Client Registration, PKCE, RFC 8707
+resources, expiring access tokens and refresh tokens, all in memory.
+
+Its /authorize approves at once and sends the browser straight back with a code: it shows
+the OAuth flow end to end without an identity provider. Not for protecting anything.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    ProviderTokenVerifier,
+    RefreshToken,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+
+class Provider:
+    def __init__(self, token_seconds: int = 3600) -> None:
+        self.token_seconds = token_seconds
+        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.codes: dict[str, AuthorizationCode] = {}
+        self.access: dict[str, AccessToken] = {}
+        self.refresh: dict[str, RefreshToken] = {}
+        self.issued = 0
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        assert client_info.client_id is not None
+        self.clients[client_info.client_id] = client_info
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        code = secrets.token_urlsafe(16)
+        self.codes[code] = AuthorizationCode(
+            code=code, scopes=params.scopes or ["read"], expires_at=time.time() + 300,
+            client_id=str(client.client_id), code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri, redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+        )  # fmt: skip
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+
+    async def load_authorization_code(self, client: OAuthClientInformationFull, code: str) -> AuthorizationCode | None:
+        return self.codes.get(code)
+
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+        self.issued += 1
+        token, refresh = f"at-{secrets.token_urlsafe(24)}", f"rt-{secrets.token_urlsafe(24)}"
+        expires = int(time.time()) + self.token_seconds
+        self.access[token] = AccessToken(token=token, client_id=client_id, scopes=scopes, expires_at=expires,
+                                         resource=resource)  # fmt: skip
+        self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
+        return OAuthToken(access_token=token, token_type="Bearer", expires_in=self.token_seconds,
+                          refresh_token=refresh, scope=" ".join(scopes))  # fmt: skip
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        self.codes.pop(authorization_code.code, None)
+        return self._issue(str(client.client_id), authorization_code.scopes, authorization_code.resource)
+
+    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+        return self.refresh.get(refresh_token)
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        self.refresh.pop(refresh_token.token, None)
+        return self._issue(str(client.client_id), scopes or refresh_token.scopes, refresh_token.resource)
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        found = self.access.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return None
+        return found
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.access.pop(token.token, None)
+        self.refresh.pop(token.token, None)
+
+
+def protect(server: Any, base_url: str, token_seconds: int = 3600) -> Provider:
+    """Put ``server`` (an MCPServer, before it runs) behind this authorization server, at
+    ``base_url`` (the MCP endpoint is ``base_url + "/mcp"``)."""
+    provider = Provider(token_seconds)
+    server.settings.auth = AuthSettings(
+        issuer_url=base_url,
+        resource_server_url=f"{base_url}/mcp",
+        client_registration_options=ClientRegistrationOptions(
+            enabled=True, valid_scopes=["read"], default_scopes=["read"]
+        ),
+        required_scopes=["read"],
+        validate_token_resource=False,
+    )
+    # The SDK takes these at construction; the demo server is built before it knows.
+    server._auth_server_provider = provider
+    server._token_verifier = ProviderTokenVerifier(provider)
+    return provider
