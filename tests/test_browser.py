@@ -1,5 +1,6 @@
 """JupyterLab in a real (headless) Chromium: click Approve, fill and accept an elicitation
-form, and read the cells' outputs. Screenshots for the README: MCP_NOTEBOOK_SCREENSHOTS=docs.
+form, log in to an OAuth server through the login card, and read the cells' outputs.
+Screenshots for the README: MCP_NOTEBOOK_SCREENSHOTS=docs.
 
 Needs Debian's chromium (/usr/bin/chromium), playwright and jupyterlab; .ci/run installs
 them. Elsewhere, without chromium, the test is skipped with that reason.
@@ -49,12 +50,34 @@ CELLS = [
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def protected_demo() -> Iterator[str]:
+    """The demo server behind its own authorization server (which approves at once)."""
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port), "--oauth"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("the demo server with --oauth did not start")
+            time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.kill()
+    proc.wait()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory, protected_demo: str) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("lab")
+    cells = [*CELLS, f"%mcp add secure {protected_demo}"]
     notebook = {
         "cells": [
             {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
-            for i, src in enumerate(CELLS)
+            for i, src in enumerate(cells)
         ],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
         "nbformat": 4,
@@ -64,6 +87,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     env["JUPYTER_PATH"] = ""  # only this venv's kernel
+    env["MCP_NOTEBOOK_TOKEN_STORE"] = "memory"  # no tokens left behind
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
          "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}"],
@@ -146,6 +170,22 @@ def test_approve_and_elicitation_in_jupyterlab(lab: str) -> None:
             )
             assert "recorded a female Gentoo of 4000 g on Dream" in output(3)
             page.screenshot(path=str(DOCS / "prompts-notebook.png"), full_page=True)
+
+            # OAuth: the login card's link opens the authorization page in a new tab; it
+            # approves and sends the browser back to the kernel's listener; the cell goes on.
+            run(4)
+            link = cells.nth(4).locator("a", has_text="Log in")
+            link.wait_for(timeout=WAIT_MS)
+            cells.nth(4).screenshot(path=str(DOCS / "login.png"))
+            with page.expect_popup() as opened:
+                link.click()
+            tab = opened.value
+            tab.wait_for_load_state()
+            assert "Login complete" in tab.content()
+            page.wait_for_function(
+                "() => document.querySelectorAll('.jp-Cell')[4].innerText.includes('✓ secure')", timeout=WAIT_MS
+            )
+            assert "logged in" in output(4)
         except BaseException:
             failure = Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-browser-failure.png"
             page.screenshot(path=str(failure), full_page=True)
