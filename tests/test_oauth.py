@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from conftest import SERVERS
 from kernels import Kernel, text_of
-from test_remote import free_port, serve
+from test_remote import free_port, running, serve
 
 from mcp_notebook import Client, LoginRequired, Status
 from mcp_notebook.core.oauth import LoginRequest
@@ -29,10 +29,8 @@ from mcp_notebook.runtime.interaction import ConsoleInteraction
 @pytest.fixture(scope="module")
 def oauth_url() -> Iterator[str]:
     port = free_port()
-    proc = serve([sys.executable, str(SERVERS / "oauth_server.py"), str(port)], port)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.kill()
-    proc.wait()
+    with running([sys.executable, str(SERVERS / "oauth_server.py"), str(port)], port):
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 def authorize(url: str) -> str:

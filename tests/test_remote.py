@@ -3,6 +3,7 @@ over --http and --sse (the official SDK's HTTP transports), auto-detection, HTTP
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -52,13 +53,22 @@ def serve(command: list[str], port: int, env: dict[str, str] | None = None) -> s
     pytest.fail(f"{command} did not listen on {port}")
 
 
+@contextlib.contextmanager
+def running(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """A server listening on ``port`` for the duration; killed after."""
+    proc = serve(command, port, env)
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.fixture(scope="module", params=["streamableHttp", "sse"])
 def everything_url(request: pytest.FixtureRequest) -> Iterator[str]:
     port = free_port()
-    proc = serve([node(), str(EVERYTHING), request.param], port, {"PORT": str(port)})
-    yield f"http://127.0.0.1:{port}/{'mcp' if request.param == 'streamableHttp' else 'sse'}"
-    proc.kill()
-    proc.wait()
+    with running([node(), str(EVERYTHING), request.param], port, {"PORT": str(port)}):
+        yield f"http://127.0.0.1:{port}/{'mcp' if request.param == 'streamableHttp' else 'sse'}"
 
 
 @pytest.fixture
@@ -200,10 +210,8 @@ def test_bearer_token_never_shown(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def faulty_http() -> Iterator[str]:
     port = free_port()
-    proc = serve([sys.executable, str(SERVERS / "faulty_http.py"), str(port)], port)
-    yield f"http://127.0.0.1:{port}"
-    proc.kill()
-    proc.wait()
+    with running([sys.executable, str(SERVERS / "faulty_http.py"), str(port)], port):
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_http_faults_fail_only_their_call(faulty_http: str) -> None:
