@@ -169,7 +169,9 @@ class OAuth:
         settings: OAuthSettings | None = None,
         http: httpx.AsyncClient | None = None,
         can_login: Callable[[], bool] = lambda: True,
+        verify: Any = True,
     ) -> None:
+        self.verify = verify  # certificate checks for the authorization server (as for the MCP server)
         self.server = server
         self.can_login = can_login  # False where nobody can log in (headless): fail before any registration
         self.url = url
@@ -515,7 +517,7 @@ class OAuth:
 
     def _http_client(self) -> httpx.AsyncClient:
         if self._http is None:
-            self._http = httpx.AsyncClient(timeout=30, follow_redirects=False)
+            self._http = httpx.AsyncClient(timeout=30, follow_redirects=False, verify=self.verify)
         return self._http
 
 

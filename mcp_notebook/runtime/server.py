@@ -16,7 +16,13 @@ from ..core.config import ServerConfig
 from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
-from ..core.transports.http import AuthChallenge, HttpStatusError, SseTransport, StreamableHttpTransport
+from ..core.transports.http import (
+    AuthChallenge,
+    HttpStatusError,
+    SseTransport,
+    StreamableHttpTransport,
+    ca_context,
+)
 from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_structured_output, validate_arguments
@@ -252,8 +258,10 @@ class Server:
             assert self.config.url is not None
             settings = OAuthSettings(**self.config.oauth)
             client = self._client
+            verify = client.settings.tls_verify
             self.auth = OAuth(self.name, self.config.url, client.token_store, client._login, settings,
-                              can_login=client._can_login)  # fmt: skip
+                              can_login=client._can_login,
+                              verify=verify if isinstance(verify, bool) else ca_context(verify))  # fmt: skip
         return self.auth
 
     def _startup_error(self, e: BaseException, timeout: float, transport: Any) -> MCPError | None:

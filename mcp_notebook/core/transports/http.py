@@ -87,7 +87,7 @@ def _bounded(chunks: Any, limit: int, on_too_large: Any) -> Any:
         yield chunk
 
 
-def _ca_context(path: str) -> ssl.SSLContext:
+def ca_context(path: str) -> ssl.SSLContext:
     """Certificates checked against the CA bundle (a file) or folder at ``path``."""
     try:
         if os.path.isdir(path):
@@ -149,7 +149,7 @@ class _HttpBase:
         return ""
 
     def _verify(self) -> bool | ssl.SSLContext:
-        return self.verify if isinstance(self.verify, bool) else _ca_context(self.verify)
+        return self.verify if isinstance(self.verify, bool) else ca_context(self.verify)
 
     def _open_client(self) -> httpx.AsyncClient:
         # Streams stay open for as long as a call runs: the session's request timeout ends
