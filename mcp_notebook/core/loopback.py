@@ -49,11 +49,6 @@ class Callback:
             except ConnectionError:
                 pass
 
-    def landed(self, url: str) -> None:
-        """The URL from elsewhere (pasted by the person): it counts as the redirect."""
-        if self._landed is not None and not self._landed.done():
-            self._landed.set_result(url)
-
     def result(self) -> str | None:
         """The URL landed on, if the browser has come back."""
         landed = self._landed

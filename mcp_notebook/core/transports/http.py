@@ -39,10 +39,9 @@ _MAX_RESUMES = 5  # reconnections in a row that bring nothing new before giving 
 class HttpStatusError(TransportError):
     """An HTTP error answer; ``status`` tells which (400/404/405 mean: try legacy SSE)."""
 
-    def __init__(self, message: str, status: int, challenge: str = "") -> None:
+    def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-        self.challenge = challenge  # its WWW-Authenticate header, for a 401 or 403
 
 
 class AuthChallenge(HttpStatusError):
@@ -509,9 +508,8 @@ class StreamableHttpTransport(_HttpBase):
             raise SessionExpired(f"{self.shown} ended the session (HTTP 404)")
         hint = {401: "it needs authorization", 403: "access is forbidden", 404: "wrong URL"}
         why = hint.get(status, response.reason_phrase)
-        challenge = response.headers.get("www-authenticate", "")
         cls = AuthChallenge if self.auth is not None and status in (401, 403) else HttpStatusError
-        raise cls(f"{self.shown} answered HTTP {status} ({why}) with {_short_body(response)}", status, challenge)
+        raise cls(f"{self.shown} answered HTTP {status} ({why}) with {_short_body(response)}", status)
 
     async def _stream(
         self, response: httpx.Response, rid: int | str | None, resumed: bool = False, cursor: _Cursor | None = None
