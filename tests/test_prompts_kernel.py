@@ -200,5 +200,25 @@ def test_cancel_button_and_interrupt(kernel: Kernel) -> None:
     kernel.km.interrupt_kernel()
     interrupted = text_of(kernel.outputs(cell))
     assert "KeyboardInterrupt" in interrupted or "RequestCancelled: interrupted" in interrupted
+    assert _disabled(kernel, "Cancel")  # the progress bar's Cancel went with the call
     # The connection is still usable.
     assert "fitted in 1 epochs" in text_of(kernel.run("r = %mcp call demo.fit_model epochs=1\nr.text"))
+
+
+def _disabled(kernel: Kernel, description: str) -> bool:
+    buttons = [s for s in kernel.widgets.values() if s.get("_model_name") == "ButtonModel"]
+    return all(s.get("disabled") for s in buttons if s.get("description") == description)
+
+
+def test_interrupt_closes_the_card_and_sends_nothing(kernel: Kernel) -> None:
+    kernel.run("%mcp restart demo")  # the full dataset again: earlier tests deleted some
+    before = text_of(kernel.run("r = %mcp call demo.query_penguins species=Chinstrap\nr.structured['count']"))
+    assert "68" in before
+    cell = kernel.start("%mcp call demo.delete_penguins species=Chinstrap")
+    kernel.wait_for_widget("Approve", "ButtonModel")
+    kernel.km.interrupt_kernel()
+    text = text_of(kernel.outputs(cell))
+    assert "KeyboardInterrupt" in text or "interrupted" in text
+    assert _disabled(kernel, "Approve") and _disabled(kernel, "Deny")  # the card no longer asks
+    after = text_of(kernel.run("r = %mcp call demo.query_penguins species=Chinstrap\nr.structured['count']"))
+    assert after == before  # nothing was deleted

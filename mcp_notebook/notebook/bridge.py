@@ -28,6 +28,7 @@ import enum
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -134,6 +135,63 @@ def _outcome(future: concurrent.futures.Future[T], waiter: _Waiter) -> T:
     return future.result()
 
 
+@contextlib.contextmanager
+def _ticking() -> Iterator[None]:
+    """Wake the running loop every 0.1 s while an awaiting cell waits.
+
+    ipykernel's SIGINT handler for an awaiting cell schedules the cancel with a plain
+    ``call_soon``, which does not wake a loop asleep in select(): the interrupt would wait
+    until something else woke the loop, forever while a card waits for a person
+    (measured on ipykernel 7.3 and 7.4). A timer bounds that wait."""
+    loop = asyncio.get_running_loop()
+    handle: asyncio.TimerHandle | None = None
+
+    def tick() -> None:
+        nonlocal handle
+        handle = loop.call_later(0.1, tick)
+
+    tick()
+    try:
+        yield
+    finally:
+        if handle is not None:
+            handle.cancel()
+
+
+@contextlib.contextmanager
+def _ui_poll() -> Iterator[Callable[[], None]]:
+    """jupyter-ui-poll's event pump (ipykernel 6), with Ctrl-C held back while it pumps.
+
+    A KeyboardInterrupt raised inside its pump leaves a coroutine never awaited (asyncio
+    then prints warnings into the cell) and can land before a card is closed; so here
+    SIGINT only sets a flag, and the interrupt is raised between pumps."""
+    from jupyter_ui_poll import ui_events
+
+    interrupted = False
+
+    def hold(signum: int, frame: Any) -> None:
+        nonlocal interrupted
+        interrupted = True
+
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    if previous is not None:
+        signal.signal(signal.SIGINT, hold)
+    try:
+        with ui_events() as poll:
+
+            def pump() -> None:
+                poll(10)
+                if interrupted:
+                    raise KeyboardInterrupt
+
+            yield pump
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
+
+
 class _BlockingWaker:
     """A blocking request's side of a waiter (core.session.Waker): the request pumps the
     server's pipe and this pipe together, and serves the waiter whenever it is woken."""
@@ -172,10 +230,8 @@ class _BlockingWaker:
             kind, item = inbox.popleft()
             self.interaction._handle(self.waiter, kind, item, in_async=False)
         if self.interval() is not None:
-            from jupyter_ui_poll import ui_events
-
-            with ui_events() as poll:
-                poll(10)
+            with _ui_poll() as pump:
+                pump()
 
 
 _pipes = threading.local()
@@ -214,7 +270,13 @@ class NotebookInteraction:
         return self._ask_now(Question("approval", request.server, request), in_async=False)
 
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
-        return await self._aask_now(Question("approval", request.server, request))
+        try:
+            return await self._aask_now(Question("approval", request.server, request))
+        except asyncio.CancelledError:
+            # An interrupted awaiting cell: one line instead of a bare CancelledError.
+            raise RequestCancelled(
+                f"interrupted before {request.server}.{request.tool} was approved; nothing was sent"
+            ) from None
 
     # -- waiting for a call -------------------------------------------------------------
 
@@ -266,14 +328,12 @@ class NotebookInteraction:
         while True:
             if not waiter.progress or choose_mode(self.mode_setting, in_async=False) is not Mode.WIDGET_POLL:
                 return inbox.get()
-            from jupyter_ui_poll import ui_events
-
-            with ui_events() as poll:
+            with _ui_poll() as pump:
                 while True:
                     try:
                         return inbox.get(timeout=0.05)
                     except queue.Empty:
-                        poll(10)
+                        pump()
 
     async def await_(self, start: Start[T], server: str | None = None) -> T:
         waiter = _Waiter(server, asyncio.get_running_loop())
@@ -282,14 +342,15 @@ class NotebookInteraction:
             future, waiter.cancel = start()
             waiter.future = future
             future.add_done_callback(lambda _: waiter.post("done", None))
-            while True:
-                kind, item = await waiter.inbox.get()  # type: ignore[misc]
-                if kind == "done":
-                    return _outcome(future, waiter)
-                if kind == "question":
-                    await self._ahandle_question(item)
-                else:
-                    self._handle(waiter, kind, item, in_async=True)
+            with _ticking():
+                while True:
+                    kind, item = await waiter.inbox.get()  # type: ignore[misc]
+                    if kind == "done":
+                        return _outcome(future, waiter)
+                    if kind == "question":
+                        await self._ahandle_question(item)
+                    else:
+                        self._handle(waiter, kind, item, in_async=True)
         except (KeyboardInterrupt, asyncio.CancelledError):
             # An interrupted awaiting cell is a cancelled task: say it in one line.
             waiter.cancel()
@@ -367,14 +428,12 @@ class NotebookInteraction:
         card = self._card(question)
         done = threading.Event()
         card.on_answer(lambda _: done.set())
-        display(card.widget)
         try:
+            display(card.widget)
             if mode is Mode.WIDGET_POLL:
-                from jupyter_ui_poll import ui_events
-
-                with ui_events() as poll:
+                with _ui_poll() as pump:
                     while not done.is_set() and not question.answer.done():
-                        poll(10)
+                        pump()
                         time.sleep(0.02)
             else:
                 while not done.wait(0.1) and not question.answer.done():
@@ -397,9 +456,10 @@ class NotebookInteraction:
         question.answer.add_done_callback(
             lambda _: loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(None))
         )
-        display(card.widget)
         try:
-            await answered
+            display(card.widget)
+            with _ticking():
+                await answered
         except (asyncio.CancelledError, KeyboardInterrupt):
             card.close("interrupted")
             raise
