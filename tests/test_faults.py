@@ -92,6 +92,14 @@ def test_unsupported_protocol_version_is_refused(client: Client) -> None:
         client.add("old", *faulty_cmd("bad-version"))
 
 
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-03-26", "2024-11-05"])
+def test_older_protocol_versions_are_accepted(client: Client, version: str) -> None:
+    # Offered 2025-11-25; a server that answers an older supported version is used at that one.
+    server = client.add(f"v{version[:4]}", *faulty_cmd(f"version={version}"))
+    assert server.protocol_version == version
+    assert server.call_tool("echo", {"message": "hi"}).text == "hi"
+
+
 def test_command_not_found(client: Client) -> None:
     with pytest.raises(StartupError, match=r"command 'no-such-mcp-server' not found"):
         client.add("missing", "no-such-mcp-server", ["--stdio"])

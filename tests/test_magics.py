@@ -286,13 +286,58 @@ def test_rich_reprs(ip: InteractiveShell) -> None:
     assert "🔗" in formatter.format(links)[0]["text/html"]
     embedded = line(ip, "call everything.get-resource-reference resourceType=Text resourceId=1")
     assert "📄" in formatter.format(embedded)[0]["text/html"]
-    error = line(ip, "call everything.get-sum a=1 b=2 --no-validate")  # fine; now a tool error:
-    assert "Tool error" not in formatter.format(error)[0]["text/html"]
+    fine = line(ip, "call everything.get-sum a=1 b=2")
+    assert "Tool error" not in formatter.format(fine)[0]["text/html"]
+    # structuredContent that is not a list of records shows as JSON, not as a table.
+    structured = line(ip, "call everything.get-structured-content location='New York'")
+    html = formatter.format(structured)[0]["text/html"]
+    assert "<table" not in html and "&quot;temperature&quot;" in html
+    assert structured.structured["temperature"] == structured.to_frame()["temperature"][0]
     csv = line(ip, "read demo penguins://data.csv")
     html = formatter.format(csv)[0]["text/html"]
     assert "<table" in html and "344 rows" in html
     prompt = line(ip, "prompt demo.explore question=q")
     assert "<b>user</b>" in formatter.format(prompt)[0]["text/html"]
+
+
+def test_audio_plays_inline(ip: InteractiveShell) -> None:
+    from conftest import SERVERS
+
+    run(ip, f"%mcp add media -- {sys.executable} {SERVERS / 'media_server.py'}")
+    try:
+        result = line(ip, "call media.tone hertz=440")
+        assert [block["type"] for block in result.content] == ["text", "audio"]
+        html = ip.display_formatter.format(result)[0]["text/html"]
+        assert '<audio controls src="data:audio/wav;base64,UklGR' in html and "440 Hz" in html
+    finally:
+        run(ip, "%mcp remove media")
+
+
+def test_load_connects_every_server_of_a_config_file(
+    ip: InteractiveShell, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    command, args = faulty_cmd("crash-at-start")
+    config = tmp_path / ".mcp.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+                    "crashy": {"command": command, "args": args},
+                }
+            }
+        )
+    )
+    capsys.readouterr()
+    run(ip, f"%mcp load {config}")
+    out = capsys.readouterr().out
+    assert "✓ time: mcp-time" in out and "✗ crashy" in out and "MY_API_KEY" in out
+    frame = run(ip, "%mcp list").set_index("name")
+    assert frame.loc["time", "status"] == "connected" and frame.loc["crashy", "status"] == "failed"
+    run(ip, "%mcp remove time")
+    run(ip, "%mcp remove crashy")
 
 
 def test_tool_error_result_shows_an_error_box(client: Any) -> None:

@@ -2,7 +2,8 @@
 
     python tests/servers/faulty.py MODE
 
-Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversize, hang.
+Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversize, hang,
+and version=YYYY-MM-DD (answers initialize with that protocol version).
 Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
 """
@@ -73,6 +74,8 @@ def main() -> None:
                 log("still booting...")
                 continue
             version = "1999-01-01" if MODE == "bad-version" else params["protocolVersion"]
+            if MODE.startswith("version="):
+                version = MODE.split("=", 1)[1]
             result(
                 rid,
                 {
