@@ -83,7 +83,7 @@ class _Pending:
     __slots__ = ("deadline", "future", "method", "on_progress", "settled", "timeout")
 
     def __init__(self, future: Any, method: str, timeout: float | None) -> None:
-        self.future = future  # an asyncio.Future, or a concurrent.futures.Future for blocking calls
+        self.future = future  # an asyncio.Future, or an _Answer for blocking calls
         self.method = method
         self.timeout = timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout
@@ -92,6 +92,47 @@ class _Pending:
 
     def is_settled(self) -> bool:
         return self.settled
+
+
+class _Answer:
+    """A blocking request's outcome. Lighter than a concurrent.futures.Future (no lock,
+    no condition): usually the waiting thread reads the reply itself, so an Event is made
+    only when another thread has to wake it."""
+
+    __slots__ = ("_done", "_error", "_event", "_result")
+
+    def __init__(self) -> None:
+        self._done = False
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self._event: threading.Event | None = None
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, result: Any) -> None:
+        self._result = result
+        self._finish()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._finish()
+
+    def _finish(self) -> None:
+        self._done = True
+        event = self._event  # read after _done: a waiter that made it later sees _done
+        if event is not None:
+            event.set()
+
+    def result(self, timeout: float | None = None) -> Any:
+        if not self._done:
+            if self._event is None:
+                self._event = threading.Event()
+            if not self._done and not self._event.wait(timeout):
+                raise concurrent.futures.TimeoutError
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 class ClientSession:
@@ -257,7 +298,7 @@ class ClientSession:
         A ``waker`` (a notebook cell that must answer the server's questions while it
         waits) is served on this thread whenever its pipe is written to."""
         send = self.transport.send_nowait  # type: ignore[attr-defined]
-        rid, message, pending = self._begin(method, params, timeout, on_progress, concurrent.futures.Future())
+        rid, message, pending = self._begin(method, params, timeout, on_progress, _Answer())
         future = pending.future
         pump = getattr(self.transport, "pump", None)
         wake_fd = None

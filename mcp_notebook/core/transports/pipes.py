@@ -19,6 +19,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from .. import jsonline
+
 _READ_SIZE = 1 << 16
 _PARK_CHECK = 0.005  # seconds between the parked loop's looks at a pumped pipe
 _KEEP = 512  # bytes of an oversized line's head and tail kept to find its id
@@ -260,7 +262,7 @@ class PipeReader:
 
     def _line(self, line: bytearray) -> None:
         try:
-            message = json.loads(line)
+            message = jsonline.decode(line)
         except ValueError:
             text = line.decode("utf-8", "replace").strip()
             if text:

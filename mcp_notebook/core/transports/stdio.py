@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shlex
 import signal
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import MCPError, ServerExited, StartupError
-from .. import reaper
+from .. import jsonline, reaper
 from ..redact import redact_args
 from .base import MessageSink
 from .pipes import PipeReader, PipeWriter
@@ -24,7 +23,6 @@ DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 STDERR_LINES = 500
 STDERR_LINE_CHARS = 2000
 DIAGNOSTIC_LINES = 100
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _prctl_pdeathsig() -> Any:
@@ -175,7 +173,7 @@ class StdioTransport:
         Blocking calls use this to skip a thread hop; what the pipe cannot take at
         once is queued and written by the loop when the server reads again.
         """
-        data = _encode(message).encode() + b"\n"
+        data = jsonline.encode(message) + b"\n"
         writer = self._writer
         if self._finished or writer is None or not writer.write(data):
             raise ServerExited(
