@@ -100,6 +100,20 @@ def test_older_protocol_versions_are_accepted(client: Client, version: str) -> N
     assert server.call_tool("echo", {"message": "hi"}).text == "hi"
 
 
+def test_gathered_calls_share_one_listing(client: Client) -> None:
+    # Calls gathered before the tool listing is cached need it (validation, approval):
+    # they wait for one tools/list together instead of sending one each.
+    server = client.add("gather", *faulty_cmd("ok"))
+
+    async def many() -> list[str]:
+        results = await asyncio.gather(*(server.acall_tool("echo", {"message": str(i)}) for i in range(20)))
+        return [r.text for r in results]
+
+    assert asyncio.run(many()) == [str(i) for i in range(20)]
+    assert wait_for(lambda: "listing tools" in server.stderr)  # stderr is read on the loop
+    assert server.stderr.count("listing tools") == 1
+
+
 def test_command_not_found(client: Client) -> None:
     with pytest.raises(StartupError, match=r"command 'no-such-mcp-server' not found"):
         client.add("missing", "no-such-mcp-server", ["--stdio"])

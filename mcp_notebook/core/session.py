@@ -164,6 +164,7 @@ class ClientSession:
         self._incoming: dict[int | str, asyncio.Task[None]] = {}
         self._listeners: list[NotificationListener] = []
         self._cache: dict[str, list[JSON]] = {}
+        self._fetching: dict[str, asyncio.Future[list[JSON]]] = {}  # listings in flight, shared
         self._generation: dict[str, int] = dict.fromkeys(_LISTINGS, 0)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
@@ -594,6 +595,21 @@ class ClientSession:
         ``prompts``), following ``nextCursor`` to the end; cached until list_changed."""
         if not refresh and key in self._cache:
             return self._cache[key]
+        # Callers that miss the cache together (calls gathered right after connecting)
+        # share one fetch rather than each listing everything.
+        fetch = None if refresh else self._fetching.get(key)
+        if fetch is None:
+            fetch = self._fetching[key] = asyncio.ensure_future(self._fetch_all(key))
+            fetch.add_done_callback(lambda done: self._fetched(key, done))
+        return await asyncio.shield(fetch)  # one caller's cancel does not stop the others'
+
+    def _fetched(self, key: str, fetch: asyncio.Future[list[JSON]]) -> None:
+        if self._fetching.get(key) is fetch:
+            del self._fetching[key]
+        if not fetch.cancelled():
+            fetch.exception()  # retrieved here: every caller gets it through the shield
+
+    async def _fetch_all(self, key: str) -> list[JSON]:
         method = _LISTINGS[key][0]
         generation = self._generation[key]
         items: list[JSON] = []

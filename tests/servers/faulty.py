@@ -87,6 +87,7 @@ def main() -> None:
         elif method == "notifications/cancelled":
             log(f"cancelled {params.get('requestId')} ({params.get('reason')})")
         elif method == "tools/list":
+            log("listing tools")
             result(rid, {"tools": TOOLS})
         elif method == "tools/call":
             name = params.get("name")
