@@ -378,14 +378,31 @@ def test_roots(ip: InteractiveShell, tmp_path: Any) -> None:
 
     frame = run(ip, "%mcp roots")
     assert list(frame.columns) == ["uri", "name"] and frame["uri"].iloc[0] == f"file://{os.getcwd()}"
+    import threading
+
+    from conftest import EVERYTHING, node
+
+    from mcp_notebook import get_client
+
+    run(ip, f"%mcp add rooted -- {node()} {EVERYTHING} stdio")
+    assert os.getcwd() in line(ip, "call rooted.get-roots-list").text  # server-everything asked
+    # A connected server is told when the roots change (roots/list_changed); server-everything
+    # then asks again and logs how many it got.
+    told = threading.Event()
+
+    def on_log(server: str, method: str, params: dict) -> None:
+        if server == "rooted" and "Roots updated: 2 root(s)" in str(params.get("data")):
+            told.set()
+
+    get_client().notification_listeners.append(on_log)
     data = tmp_path / "data"
     data.mkdir()
-    assert f"file://{data}" in set(run(ip, f"%mcp roots add {data}")["uri"])
-    # A server connected after the extension loaded sees the roots (server-everything asks).
-    node, args = __import__("conftest").node(), [str(__import__("conftest").EVERYTHING), "stdio"]
-    run(ip, f"%mcp add rooted -- {node} {' '.join(args)}")
-    listed = line(ip, "call rooted.get-roots-list").text
-    assert str(data) in listed
+    try:
+        assert f"file://{data}" in set(run(ip, f"%mcp roots add {data}")["uri"])
+        assert told.wait(20)
+    finally:
+        get_client().notification_listeners.remove(on_log)
+    assert str(data) in line(ip, "call rooted.get-roots-list").text
     assert f"file://{data}" not in set(run(ip, f"%mcp roots remove {data}")["uri"])
     with pytest.raises(UsageError, match="is not a root"):
         line(ip, f"roots remove {data}")

@@ -222,3 +222,23 @@ def test_interrupt_closes_the_card_and_sends_nothing(kernel: Kernel) -> None:
     assert _disabled(kernel, "Approve") and _disabled(kernel, "Deny")  # the card no longer asks
     after = text_of(kernel.run("r = %mcp call demo.query_penguins species=Chinstrap\nr.structured['count']"))
     assert after == before  # nothing was deleted
+
+
+def test_sampler_drafts_the_reply(kernel: Kernel) -> None:
+    call = 'r = %mcp call everything.trigger-sampling-request prompt="Say hi" maxTokens=20\nr.text'
+    interaction = "import mcp_notebook; interaction = mcp_notebook.get_client().interaction\n"
+    kernel.run(interaction + "interaction.sampler = lambda params: 'drafted by code'")
+    try:
+        # The draft fills the card; the person still approves it.
+        cell = kernel.start(call)
+        draft = kernel.wait_for_widget("", "TextareaModel")
+        assert kernel.widgets[draft]["value"] == "drafted by code"
+        kernel.click("Approve")
+        assert "drafted by code" in text_of(kernel.outputs(cell))
+        # Unasked, when so configured: no card, the cell just finishes.
+        kernel.forget_widgets()
+        kernel.run(interaction + "interaction.sampling_needs_approval = False")
+        assert "drafted by code" in text_of(kernel.run(call))
+        assert not any(s.get("description") == "Approve" for s in kernel.widgets.values())
+    finally:
+        kernel.run(interaction + "interaction.sampler = None; interaction.sampling_needs_approval = True")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from conftest import EVERYTHING, node
 from kernels import text_of
 from nbclient import NotebookClient
 
@@ -56,6 +57,8 @@ def test_headless_notebook_follows_the_policy(tmp_path: Path) -> None:
         nbformat.v4.new_code_cell("r = %mcp call demo.add_observation\nr.text"),
         nbformat.v4.new_code_cell("%config MCPMagics.headless_approval = 'allow'"),
         nbformat.v4.new_code_cell("r = %mcp call demo.delete_penguins species=Gentoo\nr.text"),
+        nbformat.v4.new_code_cell(f"%mcp add everything -- {node()} {EVERYTHING} stdio"),
+        nbformat.v4.new_code_cell("%mcp call everything.trigger-sampling-request prompt=hi maxTokens=5"),
     ]
     env_path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     os.environ["PATH"], saved = env_path, os.environ.get("PATH", "")
@@ -70,3 +73,6 @@ def test_headless_notebook_follows_the_policy(tmp_path: Path) -> None:
     assert "nobody can answer here: decline" in texts[3]
     assert "nothing recorded (the user chose decline)" in texts[3]
     assert "deleted 124 Gentoo" in texts[5] and "headless policy: allow" in texts[5]
+    # A sampling request: declined, with how to answer one from code.
+    assert "asked for a model reply and nobody can approve one here" in texts[7]
+    assert "interaction.sampler" in texts[7]

@@ -510,8 +510,13 @@ class NotebookInteraction:
         if question.kind == "login":
             raise LoginRequired(f"server {question.server!r} needs a login and nobody can log in here")
         if question.kind == "sampling":
-            print(f"mcp-notebook: {question.server} asked for a model reply and nobody can answer here: "
-                  "declined (give one with the sampler setting)", file=sys.stderr)  # fmt: skip
+            how = (
+                "set get_client().interaction.sampling_needs_approval = False to send the sampler's drafts"
+                if self.sampler is not None
+                else "set get_client().interaction.sampler to answer with your own code"
+            )
+            print(f"mcp-notebook: {question.server} asked for a model reply and nobody can approve one here: "
+                  f"declined ({how})", file=sys.stderr)  # fmt: skip
             raise RPCError(-1, "no one can answer sampling requests here (headless)")
         action = self.headless_elicitation
         print(f"mcp-notebook: {question.server} asked for input and nobody can answer here: {action}",
