@@ -8,7 +8,7 @@ import threading
 import pytest
 from conftest import check_resource_updates
 
-from mcp_notebook import ArgumentError, Client, Handlers, RPCError, Status, UnknownTool
+from mcp_notebook import ArgumentError, Client, Handlers, RequestTimeout, RPCError, Status, UnknownTool
 
 WAIT = 20.0  # seconds: a deadline for events, never a sleep
 
@@ -104,6 +104,20 @@ def test_progress_notifications(everything):  # type: ignore[no-untyped-def]
     )
     assert "completed" in result.text
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_progress_restarts_the_timeout(everything):  # type: ignore[no-untyped-def]
+    def run(steps: int) -> str:
+        params = {"duration": 3, "steps": steps}
+        quiet = lambda *_: None  # noqa: E731
+        return everything.call_tool("trigger-long-running-operation", params, timeout=1.5, on_progress=quiet).text
+
+    # 3 s of work with progress every 0.25 s outlives a 1.5 s timeout: each report restarts it.
+    assert "completed" in run(12)
+    # The same work reporting only at the end does not.
+    with pytest.raises(RequestTimeout, match=r"1\.5 s"):
+        run(1)
+    assert everything.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
 
 
 def test_log_notifications(everything):  # type: ignore[no-untyped-def]
