@@ -237,8 +237,8 @@ def test_sampler_drafts_the_reply(kernel: Kernel) -> None:
         assert "drafted by code" in text_of(kernel.outputs(cell))
         # Unasked, when so configured: no card, the cell just finishes.
         kernel.forget_widgets()
-        kernel.run(interaction + "interaction.sampling_needs_approval = False")
+        kernel.run("%config MCPMagics.sampling_needs_approval = False")
         assert "drafted by code" in text_of(kernel.run(call))
         assert not any(s.get("description") == "Approve" for s in kernel.widgets.values())
     finally:
-        kernel.run(interaction + "interaction.sampler = None; interaction.sampling_needs_approval = True")
+        kernel.run(interaction + "interaction.sampler = None\n%config MCPMagics.sampling_needs_approval = True")

@@ -511,7 +511,7 @@ class NotebookInteraction:
             raise LoginRequired(f"server {question.server!r} needs a login and nobody can log in here")
         if question.kind == "sampling":
             how = (
-                "set get_client().interaction.sampling_needs_approval = False to send the sampler's drafts"
+                "%config MCPMagics.sampling_needs_approval = False sends the sampler's drafts"
                 if self.sampler is not None
                 else "set get_client().interaction.sampler to answer with your own code"
             )

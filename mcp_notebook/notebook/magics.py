@@ -75,6 +75,13 @@ class MCPMagics(Magics):
     headless_approval = Enum(
         ["deny", "allow"], "deny", help="Where nobody can answer (nbclient, papermill): deny or allow a call that asks."
     ).tag(config=True)
+    headless_elicitation = Enum(
+        ["decline", "cancel"], "decline", help="Where nobody can answer: the reply to a server's request for input."
+    ).tag(config=True)
+    sampling_needs_approval = Bool(
+        True,
+        help="Show a reply drafted by interaction.sampler for approval (False: send it unasked, headless too).",
+    ).tag(config=True)
     prompt_mode = Enum(
         ["auto", "widgets", "stdin", "headless"],
         "auto",
@@ -106,6 +113,8 @@ class MCPMagics(Magics):
         "approval_allow",
         "approval_deny",
         "headless_approval",
+        "headless_elicitation",
+        "sampling_needs_approval",
         "prompt_mode",
         "show_logs",
     )
@@ -131,6 +140,8 @@ class MCPMagics(Magics):
         interaction = self.client.interaction
         if isinstance(interaction, NotebookInteraction):
             interaction.headless_approval = self.headless_approval
+            interaction.headless_elicitation = self.headless_elicitation
+            interaction.sampling_needs_approval = self.sampling_needs_approval
             interaction.mode_setting = self.prompt_mode
             interaction.show_logs = self.show_logs
 
