@@ -314,7 +314,7 @@ def test_audio_plays_inline(ip: InteractiveShell) -> None:
 
 
 def test_load_connects_every_server_of_a_config_file(
-    ip: InteractiveShell, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+    ip: InteractiveShell, tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
 
@@ -331,7 +331,8 @@ def test_load_connects_every_server_of_a_config_file(
         )
     )
     capsys.readouterr()
-    run(ip, f"%mcp load {config}")
+    monkeypatch.chdir(tmp_path)
+    run(ip, "%mcp load")  # ./.mcp.json by default
     out = capsys.readouterr().out
     assert "✓ time: mcp-time" in out and "✗ crashy" in out and "MY_API_KEY" in out
     frame = run(ip, "%mcp list").set_index("name")
