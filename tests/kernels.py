@@ -127,6 +127,16 @@ class Kernel:
     def forget_widgets(self) -> None:
         self.widgets.clear()
 
+    def like_jupyterlab(self) -> None:
+        """Send widget events as JupyterLab >= 4.4 does: on a subshell where the kernel has
+        them. Needed on ipykernel 7.0-7.3 (the test venv's kernel on Python 3.10), which
+        delivers no clicks on the main shell to a waiting cell."""
+        import ipykernel
+
+        major, minor = (int(p) for p in ipykernel.__version__.split(".")[:2])
+        if major == 7 and minor < 4:
+            self.use_subshell()
+
     def use_subshell(self) -> None:
         msg = self.kc.session.msg("create_subshell_request", {})
         self.kc.control_channel.send(msg)

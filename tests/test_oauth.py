@@ -108,6 +108,7 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
     shown: list[str] = []
     client_secret = ""
     try:
+        kernel.like_jupyterlab()
         shown.append(text_of(kernel.run("%load_ext mcp_notebook")))
         # The first use meets a 401: the card shows in this cell; the 'browser' follows the
         # link and comes back to the kernel's loopback listener.

@@ -25,14 +25,31 @@ def kernel_names() -> list[str]:
     return names
 
 
+def _version(name: str) -> tuple[int, int]:
+    if name == "python3":  # this venv's own kernel
+        import ipykernel
+
+        text = ipykernel.__version__
+    else:
+        text = name.removeprefix("ipykernel-")
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
 def _channels(name: str) -> list[str]:
     # ipykernel 6 has no subshells; 7.0-7.3 only deliver clicks on a subshell (measured).
-    version = name.removeprefix("ipykernel-")
-    if version.startswith("6."):
+    version = _version(name)
+    if version < (7, 0):
         return ["main"]
-    if version in ("7.0", "7.1", "7.2", "7.3"):
+    if version < (7, 4):
         return ["subshell"]
     return ["main", "subshell"]
+
+
+def _blocked_cell_gets_clicks(kernel: Kernel) -> bool:
+    """A blocking call gets widget clicks before ipykernel 7.4 (polling on 6, a subshell
+    on 7.0-7.3); on 7.4 it asks with input()."""
+    return _version(kernel.name) < (7, 4)
 
 
 CASES = [(k, c) for k in kernel_names() for c in _channels(k)]
@@ -148,7 +165,7 @@ def test_sync_python_api(kernel: Kernel) -> None:
         "from mcp_notebook import get_client\n"
         "get_client()['demo'].call_tool('delete_penguins', {'species': 'Adelie'}).text"
     )
-    if kernel.name.startswith("ipykernel-6") or kernel.name in ("ipykernel-7.3",):
+    if _blocked_cell_gets_clicks(kernel):
         kernel.click("Approve")
     else:
         assert "Approve / Always allow / Deny?" in kernel.answer_stdin("a")
@@ -157,7 +174,7 @@ def test_sync_python_api(kernel: Kernel) -> None:
 
 def test_sync_elicitation_by_stdin_or_widgets(kernel: Kernel) -> None:
     cell = kernel.start("from mcp_notebook import get_client\nget_client()['demo'].call_tool('add_observation').text")
-    if kernel.name.startswith("ipykernel-6") or kernel.name in ("ipykernel-7.3",):
+    if _blocked_cell_gets_clicks(kernel):
         kernel.set_value("Species", "Chinstrap")
         kernel.set_value("Island", "Torgersen")
         kernel.click("Accept")
