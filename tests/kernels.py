@@ -23,6 +23,19 @@ from typing import Any
 TIMEOUT = 60.0
 
 
+def ipykernel_version(kernel_name: str) -> tuple[int, int]:
+    """Major and minor ipykernel version of a kernel: this venv's own for "python3", else
+    read off the name of one scripts/setup made ("ipykernel-7.3")."""
+    if kernel_name == "python3":
+        import ipykernel
+
+        text = ipykernel.__version__
+    else:
+        text = kernel_name.removeprefix("ipykernel-")
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
 class Kernel:
     def __init__(self, kernel_name: str = "python3", cwd: str | None = None, extra_env: dict[str, str] | None = None):
         from jupyter_client.manager import start_new_kernel
@@ -35,6 +48,7 @@ class Kernel:
             os.environ["JUPYTER_PATH"] = env["JUPYTER_PATH"]
         try:
             self.km, self.kc = start_new_kernel(kernel_name=kernel_name, env=env, cwd=cwd)
+            self.name = kernel_name
         finally:
             if saved is None:
                 os.environ.pop("JUPYTER_PATH", None)
@@ -131,10 +145,7 @@ class Kernel:
         """Send widget events as JupyterLab >= 4.4 does: on a subshell where the kernel has
         them. Needed on ipykernel 7.0-7.3 (the test venv's kernel on Python 3.10), which
         delivers no clicks on the main shell to a waiting cell."""
-        import ipykernel
-
-        major, minor = (int(p) for p in ipykernel.__version__.split(".")[:2])
-        if major == 7 and minor < 4:
+        if (7, 0) <= ipykernel_version(self.name) < (7, 4):
             self.use_subshell()
 
     def use_subshell(self) -> None:

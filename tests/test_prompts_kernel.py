@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EVERYTHING
-from kernels import Kernel, text_of
+from kernels import Kernel, ipykernel_version, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS_DIR = ROOT / ".kernels"
@@ -25,20 +25,9 @@ def kernel_names() -> list[str]:
     return names
 
 
-def _version(name: str) -> tuple[int, int]:
-    if name == "python3":  # this venv's own kernel
-        import ipykernel
-
-        text = ipykernel.__version__
-    else:
-        text = name.removeprefix("ipykernel-")
-    major, minor = text.split(".")[:2]
-    return int(major), int(minor)
-
-
 def _channels(name: str) -> list[str]:
     # ipykernel 6 has no subshells; 7.0-7.3 only deliver clicks on a subshell (measured).
-    version = _version(name)
+    version = ipykernel_version(name)
     if version < (7, 0):
         return ["main"]
     if version < (7, 4):
@@ -49,7 +38,7 @@ def _channels(name: str) -> list[str]:
 def _blocked_cell_gets_clicks(kernel: Kernel) -> bool:
     """A blocking call gets widget clicks before ipykernel 7.4 (polling on 6, a subshell
     on 7.0-7.3); on 7.4 it asks with input()."""
-    return _version(kernel.name) < (7, 4)
+    return ipykernel_version(kernel.name) < (7, 4)
 
 
 CASES = [(k, c) for k in kernel_names() for c in _channels(k)]
@@ -60,7 +49,6 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     name, channel = request.param
     env = {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")} if name != "python3" else {}
     k = Kernel(name, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=env)
-    k.name = name
     try:
         if channel == "subshell":
             k.use_subshell()
