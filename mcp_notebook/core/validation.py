@@ -59,7 +59,7 @@ def _quick_property(schema: Any) -> Callable[[Any], bool]:
             if not all(isinstance(n, str) and n in _TYPES for n in names):
                 return _never
             tests = [_TYPES[n] for n in names]
-            checks.append(lambda v, tests=tests: any(t(v) for t in tests))
+            checks.append(tests[0] if len(tests) == 1 else lambda v, tests=tests: any(t(v) for t in tests))
         elif key in ("enum", "const"):
             options = rule if key == "enum" else [rule]
             if not isinstance(options, list) or not all(isinstance(o, (str, int, float, bool)) for o in options):
@@ -77,6 +77,8 @@ def _quick_property(schema: Any) -> Callable[[Any], bool]:
                 checks.append(lambda v, b=rule, t=test: not isinstance(v, str) or t(v, b))
         else:
             return _never  # format, items, nested objects, $ref...: ask jsonschema
+    if len(checks) == 1:
+        return checks[0]  # the common case (a type): no generator per argument
     return lambda v: all(c(v) for c in checks)
 
 
