@@ -7,8 +7,9 @@ Compares, in one process and one run:
 
     python bench/bench_http.py [-n 1000] [--rounds 10] [--server PATH/TO/server-everything/dist/index.js]
 
-The clients run interleaved blocks of calls, so that the machine's noise falls on all of
-them alike; it prints the median µs/call and each ratio to (a). Target: (c) ≤ 1.3x.
+The clients run interleaved blocks of calls, in an order rotated each round, so that the
+machine's noise falls on all of them alike; it prints the median µs/call and each ratio
+to (a). Target: (c) ≤ 1.3x.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from common import ARGS, OurClient, SdkClient, report
+from common import ARGS, OurClient, SdkClient, report, rotated
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -132,10 +133,10 @@ def main() -> int:
         for c in clients.values():
             c.sequential(opts.warmup)
             concurrent(c, opts.warmup)
-        for _ in range(opts.rounds):
-            for name, c in clients.items():
+        for r in range(opts.rounds):
+            for name, c in rotated(list(clients.items()), r):
                 times[name]["seq"].append(c.sequential(block) / block)
-            for name, c in clients.items():
+            for name, c in rotated(list(clients.items()), r):
                 times[name]["conc"].append(concurrent(c, block) / block)
         for c in clients.values():
             c.close()

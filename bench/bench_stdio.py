@@ -7,8 +7,9 @@ Compares, in one process and one run:
 
     python bench/bench_stdio.py [-n 1000] [--rounds 10] [--server PATH/TO/server-everything/dist/index.js]
 
-The clients run interleaved blocks of calls, so that the machine's noise falls on all of
-them alike; it prints the median µs/call and each ratio to (a). Targets: (c) ≤ 1.2x sequential, ≤ 1.5x concurrent.
+The clients run interleaved blocks of calls, in an order rotated each round, so that the
+machine's noise falls on all of them alike; it prints the median µs/call and each ratio
+to (a). Targets: (c) ≤ 1.2x sequential, ≤ 1.5x concurrent.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import ARGS, OurClient, SdkClient, report
+from common import ARGS, OurClient, SdkClient, report, rotated
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -126,10 +127,10 @@ def main() -> int:
     for c in clients.values():  # V8 optimises a server's hot path only after many calls
         c.sequential(opts.warmup)
         c.concurrent(opts.warmup)
-    for _ in range(opts.rounds):
-        for name, c in clients.items():
+    for r in range(opts.rounds):
+        for name, c in rotated(list(clients.items()), r):
             times[name]["seq"].append(c.sequential(block) / block)
-        for name, c in clients.items():
+        for name, c in rotated(list(clients.items()), r):
             times[name]["conc"].append(c.concurrent(block) / block)
     for c in clients.values():
         c.close()

@@ -97,6 +97,14 @@ class OurClient:
         self.client.close()
 
 
+def rotated(items: list[Any], round_: int) -> list[Any]:
+    """This round's running order: rotated each round, so that no client always runs right
+    after the same other one (what a client leaves behind, such as threads winding down or
+    a server still busy, then falls on each alike)."""
+    k = round_ % len(items)
+    return items[k:] + items[:k]
+
+
 def report(title: str, times: dict[str, dict[str, list[float]]]) -> None:
     """Medians (µs/call) and ratios to the first client, the floor, as a Markdown table."""
     med = {name: {k: statistics.median(v) for k, v in t.items()} for name, t in times.items()}
