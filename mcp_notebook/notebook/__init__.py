@@ -29,7 +29,6 @@ def _awaiting_cells() -> bool:
 def load_ipython_extension(shell: Any) -> None:
     magics = MCPMagics(shell)
     shell.register_magics(magics)
-    shell.configurables.append(magics)  # so that %config MCPMagics lists and sets its traits
     display.register(shell)
     complete = completion.make_completer(lambda: magics.client)
     for key in _COMPLETION_KEYS:

@@ -92,10 +92,12 @@ class MCPMagics(Magics):
     )
 
     def __init__(self, shell: Any, client: Client | None = None) -> None:
-        super().__init__(shell)
+        # Before super().__init__: it applies settings from IPython's config (ipython_config.py,
+        # --MCPMagics.x=… on the command line), and each one fires _settings_changed.
         self.client = client or get_client()
         if not isinstance(self.client.interaction, NotebookInteraction):
             self.client.interaction = NotebookInteraction()
+        super().__init__(shell)  # also adds this object to shell.configurables (for %config)
         self._apply()
 
     @observe(
