@@ -28,6 +28,7 @@ from .errors import (
     StartupError,
     ToolDenied,
     TransportError,
+    UnknownPrompt,
     UnknownServer,
     UnknownTool,
 )
@@ -95,6 +96,7 @@ __all__ = [
     "TransportError",
     "UnknownServer",
     "UnknownTool",
+    "UnknownPrompt",
 ]
 
 if TYPE_CHECKING:

@@ -2,9 +2,10 @@
 
     MCPError
     ├── ConfigError          a config file or server definition is wrong
-    ├── ArgumentError        tool arguments do not match the tool's inputSchema
+    ├── ArgumentError        arguments do not match the tool's inputSchema or the prompt's listing
     ├── UnknownServer        no server of that name is registered
     ├── UnknownTool          the server has no tool of that name
+    ├── UnknownPrompt        the server has no prompt of that name
     ├── NotConnected         the server is not connected (failed, closed, connecting)
     ├── ToolDenied           a person (or the approval policy) said no; nothing was sent
     ├── TransportError       the connection itself failed
@@ -32,6 +33,7 @@ __all__ = [
     "ArgumentError",
     "UnknownServer",
     "UnknownTool",
+    "UnknownPrompt",
     "NotConnected",
     "ToolDenied",
     "TransportError",
@@ -65,6 +67,10 @@ class UnknownServer(MCPError, LookupError):
 
 
 class UnknownTool(MCPError, LookupError):
+    pass
+
+
+class UnknownPrompt(MCPError, LookupError):
     pass
 
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 from conftest import check_resource_updates
 
-from mcp_notebook import ArgumentError, Client, Handlers, RequestTimeout, RPCError, Status, UnknownTool
+from mcp_notebook import ArgumentError, Client, Handlers, RequestTimeout, RPCError, Status, UnknownPrompt, UnknownTool
 
 WAIT = 20.0  # seconds: a deadline for events, never a sleep
 
@@ -93,6 +93,20 @@ def test_prompts_and_completion(everything):  # type: ignore[no-untyped-def]
     assert "Paris" in with_args.text
     values = everything.complete({"type": "ref/prompt", "name": "completable-prompt"}, "department", "E")
     assert values == ["Engineering"]
+
+
+def test_prompt_arguments_are_checked_before_sending(everything):  # type: ignore[no-untyped-def]
+    with pytest.raises(ArgumentError, match=r"missing required argument 'city'"):
+        everything.get_prompt("args-prompt")
+
+    async def awaited() -> None:
+        await everything.aget_prompt("args-prompt", {"city": "Paris", "colour": "red"})
+
+    with pytest.raises(ArgumentError, match=r"has no argument 'colour' \(arguments: city\*, state\)"):
+        asyncio.run(awaited())
+    with pytest.raises(UnknownPrompt, match="did you mean 'args-prompt'"):
+        everything.get_prompt("args-promp")
+    assert "Paris" in everything.get_prompt("args-prompt", {"city": "Paris"}).text
 
 
 def test_progress_notifications(everything):  # type: ignore[no-untyped-def]

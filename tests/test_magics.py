@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import faulty_cmd
+from conftest import ROOT, faulty_cmd
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -187,6 +188,13 @@ def test_assignment_and_semicolon(ip: InteractiveShell) -> None:
         ("load /nonexistent/mcp.json", r"no such file"),
         ('call demo.query_penguins species="unclosed', r"cannot parse"),
         ("help nope", r"no subcommand 'nope'"),
+        # Prompt arguments are checked against the listing before anything is sent.
+        (
+            "prompt everything.args-prompt",
+            r"'args-prompt': missing required argument 'city' \(arguments: city\*",
+        ),
+        ("prompt everything.args-prompt city=Paris colour=red", r"prompt 'args-prompt' has no argument 'colour'"),
+        ("prompt everything.args-promp", r"server 'everything' has no prompt 'args-promp'; did you mean 'args-prompt'"),
     ],
 )
 def test_user_mistakes_are_one_line_usage_errors(ip: InteractiveShell, text: str, expected: str) -> None:
@@ -197,9 +205,9 @@ def test_user_mistakes_are_one_line_usage_errors(ip: InteractiveShell, text: str
 
 def test_server_errors_show_message_and_code_without_traceback(ip: InteractiveShell) -> None:
     with pytest.raises(RPCError) as info:
-        line(ip, "prompt everything.no-such-prompt")
+        line(ip, "read everything nope://x")
     rendered = info.value._render_traceback_()  # type: ignore[attr-defined]
-    assert len(rendered) == 1 and "RPCError" in rendered[0] and "no-such-prompt" in rendered[0]
+    assert len(rendered) == 1 and "RPCError" in rendered[0] and "nope://x not found" in rendered[0]
     assert "(code -32" in rendered[0]
 
 
@@ -374,19 +382,49 @@ def test_unload_removes_everything() -> None:
     assert shell.find_line_magic("mcp") is not None
 
 
-def test_roots(ip: InteractiveShell, tmp_path: Any) -> None:
-    import os
+FILESYSTEM = ROOT / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 
-    frame = run(ip, "%mcp roots")
-    assert list(frame.columns) == ["uri", "name"] and frame["uri"].iloc[0] == f"file://{os.getcwd()}"
+
+def test_a_servers_own_folder_wins(ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No roots are offered by default: the filesystem server works in the folder its
+    arguments name (offered the notebook's folder, it used to replace its own with it)."""
+    from conftest import node
+
+    from mcp_notebook import get_client
+
+    assert get_client().roots == []
+    assert run(ip, "%mcp roots").empty
+    assert "no roots are offered" in capsys.readouterr().out
+    folder = tmp_path / "named"
+    folder.mkdir()
+    (folder / "x.txt").write_text("hello from the named folder")
+    run(ip, f"%mcp add fs -- {node()} {FILESYSTEM} {folder}")
+    try:
+        assert str(folder) in line(ip, "call fs.list_allowed_directories").text
+        assert line(ip, f"call fs.read_text_file path={folder / 'x.txt'}").text == "hello from the named folder"
+    finally:
+        run(ip, "%mcp remove fs")
+
+
+def test_roots(ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import threading
 
     from conftest import EVERYTHING, node
 
     from mcp_notebook import get_client
 
+    run(ip, f"%mcp add unrooted -- {node()} {EVERYTHING} stdio")
+    # A server connected while no roots are offered does not see the capability.
+    assert "get-roots-list" not in set(run(ip, "%mcp tools unrooted")["name"])
+    first = tmp_path / "first"
+    first.mkdir()
+    assert list(run(ip, f"%mcp roots add {first}")["uri"]) == [first.as_uri()]
+    # ... and the person is told how to offer it the roots.
+    note = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("not offered to"))
+    assert "unrooted" in note and note.endswith("(connected before roots were offered): %mcp restart demo")
+    run(ip, "%mcp remove unrooted")
     run(ip, f"%mcp add rooted -- {node()} {EVERYTHING} stdio")
-    assert os.getcwd() in line(ip, "call rooted.get-roots-list").text  # server-everything asked
+    assert str(first) in line(ip, "call rooted.get-roots-list").text  # server-everything asked
     # A connected server is told when the roots change (roots/list_changed); server-everything
     # then asks again and logs how many it got.
     told = threading.Event()
@@ -399,17 +437,29 @@ def test_roots(ip: InteractiveShell, tmp_path: Any) -> None:
     data = tmp_path / "data"
     data.mkdir()
     try:
-        assert f"file://{data}" in set(run(ip, f"%mcp roots add {data}")["uri"])
+        assert data.as_uri() in set(run(ip, f"%mcp roots add {data}")["uri"])
         assert told.wait(20)
     finally:
         get_client().notification_listeners.remove(on_log)
     assert str(data) in line(ip, "call rooted.get-roots-list").text
-    assert f"file://{data}" not in set(run(ip, f"%mcp roots remove {data}")["uri"])
+    assert data.as_uri() not in set(run(ip, f"%mcp roots remove {data}")["uri"])
     with pytest.raises(UsageError, match="is not a root"):
         line(ip, f"roots remove {data}")
     with pytest.raises(UsageError, match="is not a folder"):
         line(ip, f"roots add {tmp_path / 'missing'}")
     run(ip, "%mcp remove rooted")
+    run(ip, f"%mcp roots remove {first}")
+
+
+def test_roots_from_config(ip: InteractiveShell, tmp_path: Path) -> None:
+    from mcp_notebook import get_client
+
+    run(ip, f"%config MCPMagics.roots = [{str(tmp_path)!r}]")
+    try:
+        assert [r["uri"] for r in get_client().roots] == [tmp_path.as_uri()]
+    finally:
+        run(ip, "%config MCPMagics.roots = []")
+    assert get_client().roots == []
 
 
 def test_subscribe(ip: InteractiveShell) -> None:

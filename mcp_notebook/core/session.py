@@ -154,6 +154,7 @@ class ClientSession:
         self.protocol_version: str | None = None
         self.server_info: JSON = {}
         self.server_capabilities: JSON = {}
+        self.declared_capabilities: JSON = {}  # what this client declared at initialize
         self.instructions: str | None = None
         self.logs: deque[JSON] = deque(maxlen=log_size)  # notifications/message params
         self.diagnostics: deque[str] = deque(maxlen=100)
@@ -196,9 +197,10 @@ class ClientSession:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         await self.transport.start(self)
+        self.declared_capabilities = self.capabilities()
         params = {
             "protocolVersion": LATEST_PROTOCOL_VERSION,
-            "capabilities": self.capabilities(),
+            "capabilities": self.declared_capabilities,
             "clientInfo": self.client_info,
         }
         result = await self.request("initialize", params, timeout=timeout)

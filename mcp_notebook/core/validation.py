@@ -176,3 +176,20 @@ def check_structured_output(tool: dict[str, Any], structured: Any) -> str | None
 
     error = jsonschema.exceptions.best_match(validator.iter_errors(structured))
     return f"structuredContent does not match the outputSchema: {_describe(error)}"
+
+
+def check_prompt_arguments(prompt: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """ArgumentError, naming the argument, when a required one is missing or one is not the
+    prompt's (its listing entry says which it takes)."""
+    name = prompt.get("name")
+    declared = [a for a in prompt.get("arguments") or [] if isinstance(a, dict) and isinstance(a.get("name"), str)]
+    names = [a["name"] for a in declared]
+    listed = ", ".join(f"{a['name']}{'*' if a.get('required') else ''}" for a in declared) or "none"
+    missing = [a["name"] for a in declared if a.get("required") and a["name"] not in arguments]
+    if missing:
+        raise ArgumentError(
+            f"prompt {name!r}: missing required argument {', '.join(map(repr, missing))} (arguments: {listed})"
+        )
+    unknown = [k for k in arguments if k not in names]
+    if unknown:
+        raise ArgumentError(f"prompt {name!r} has no argument {', '.join(map(repr, unknown))} (arguments: {listed})")

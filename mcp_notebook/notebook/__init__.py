@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from IPython import get_ipython
@@ -43,8 +42,9 @@ def load_ipython_extension(shell: Any) -> None:
 
 
 def _install_handlers(magics: MCPMagics) -> None:
-    """Elicitation and sampling go to the waiting cell; the notebook's folder is a root.
-    Servers connected from now on declare these capabilities."""
+    """Elicitation and sampling go to the waiting cell. Servers connected from now on
+    declare these capabilities. No roots are offered until the person names some (a server
+    offered roots may take them in place of the folders its own arguments name)."""
     client = magics.client
     interaction = client.interaction
 
@@ -58,8 +58,6 @@ def _install_handlers(magics: MCPMagics) -> None:
     elicit.capability = {"form": {}, "url": {}}  # type: ignore[attr-defined]
     client.handlers.elicitation = elicit
     client.handlers.sampling = sample
-    if not client.roots:
-        client.set_roots([os.getcwd()])
     client.notification_listeners.append(interaction.notification)
 
 

@@ -500,7 +500,8 @@ def call_cell(ctx: Context, line: str, body: str) -> Any:
     "prompt SERVER.PROMPT [key=value …]",
     "get a prompt's messages",
     """
-Values as for call (prompt arguments are strings).
+Values as for call (prompt arguments are strings). They are checked against the prompt's
+listing first: a missing required argument or one the prompt does not take is named.
   %mcp prompt everything.args-prompt city=Paris
 """,
 )
@@ -516,9 +517,13 @@ def prompt(ctx: Context, tokens: list[str]) -> Any:
 
 @command(
     "roots [add PATH | remove PATH]",
-    "the folders offered to servers (the notebook's directory by default)",
+    "the folders offered to servers as roots (none until you add one)",
     """
-Servers that ask (roots/list) get these; connected servers are told when they change.
+Servers that ask (roots/list) get these; connected servers are told when they change. None
+are offered by default: a server offered roots may use them in place of the folders its own
+arguments name (the filesystem server does). Capabilities are fixed when a server connects:
+one connected before any root was added is not offered them until %mcp restart.
+%config MCPMagics.roots = ['~/data'] sets them from IPython's config.
   %mcp roots
   %mcp roots add ~/data
   %mcp roots remove ~/data
@@ -538,6 +543,12 @@ def roots(ctx: Context, tokens: list[str]) -> Any:
         elif len(current) == len(ctx.client.roots):
             raise UsageError(f"%mcp roots remove: {path!r} is not a root; %mcp roots lists them")
         ctx.client.set_roots(current)
+        unaware = [s.name for s in ctx.client if s.status is Status.CONNECTED and "roots" not in s.client_capabilities]
+        if unaware:
+            names = ", ".join(unaware)
+            ctx.out(f"not offered to {names} (connected before roots were offered): %mcp restart {unaware[0]}")
+    elif not ctx.client.roots:
+        ctx.out("no roots are offered; %mcp roots add PATH offers one")
     return tables.roots_frame(ctx.client.roots)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
-from traitlets import Bool, Dict, Enum, Float, Int, Unicode, Union, observe
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, Union, observe
 
 from ..errors import (
     ArgumentError,
@@ -14,6 +14,7 @@ from ..errors import (
     MCPError,
     NotConnected,
     ToolDenied,
+    UnknownPrompt,
     UnknownServer,
     UnknownTool,
 )
@@ -23,7 +24,7 @@ from .bridge import NotebookInteraction
 from .parsing import split
 
 # Errors the user fixes by typing something else: one line, no traceback.
-_USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool)
+_USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool, UnknownPrompt)
 
 
 def _one_line(error: MCPError) -> MCPError:
@@ -90,6 +91,11 @@ class MCPMagics(Magics):
     show_logs = Bool(True, help="Show a server's log messages in the cell of the call that caused them.").tag(
         config=True
     )
+    roots = List(
+        Unicode(),
+        help="Folders offered to servers as roots (none by default: a server's own arguments say where it works); "
+        "%mcp roots add/remove change the live list.",
+    ).tag(config=True)
 
     def __init__(self, shell: Any, client: Client | None = None) -> None:
         # Before super().__init__: it applies settings from IPython's config (ipython_config.py,
@@ -122,6 +128,10 @@ class MCPMagics(Magics):
     )
     def _settings_changed(self, change: Any) -> None:
         self._apply()
+
+    @observe("roots")
+    def _roots_changed(self, change: Any) -> None:
+        self.client.set_roots(self.roots)
 
     def _apply(self) -> None:
         settings = self.client.settings

@@ -116,14 +116,13 @@ class Client:
     def set_roots(self, roots: Sequence[str | os.PathLike[str] | JSON]) -> None:
         """Offer these folders (paths or ``file://`` URIs) to servers; connected servers are
         told (``notifications/roots/list_changed``). Servers connected from now on see the
-        roots capability."""
+        roots capability. None are offered until this is called: a server offered roots may
+        take them in place of the folders its own arguments name."""
         self._roots = [root_entry(r) for r in roots]
         if self.handlers.roots is None:
             self.handlers.roots = lambda params: {"roots": self.roots}
         for server in self:
-            if server.status is Status.CONNECTED and "roots" in (
-                server._session.capabilities() if server._session else {}
-            ):
+            if server.status is Status.CONNECTED and "roots" in server.client_capabilities:
                 self._loop_thread.run(server._notify("notifications/roots/list_changed"))
 
     # -- the registry ------------------------------------------------------------------

@@ -25,7 +25,7 @@ from ..core.transports.http import (
 )
 from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
-from ..core.validation import check_structured_output, validate_arguments
+from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
 from ..errors import (
     ArgumentError,
     LoginRequired,
@@ -38,6 +38,7 @@ from ..errors import (
     SessionExpired,
     StartupError,
     ToolDenied,
+    UnknownPrompt,
     UnknownTool,
 )
 from .interaction import ApprovalRequest
@@ -143,6 +144,11 @@ class Server:
     @property
     def capabilities(self) -> JSON:
         return self._session.server_capabilities if self._session else {}
+
+    @property
+    def client_capabilities(self) -> JSON:
+        """What this client declared to the server when it connected (fixed until it reconnects)."""
+        return self._session.declared_capabilities if self._session else {}
 
     @property
     def instructions(self) -> str | None:
@@ -543,13 +549,26 @@ class Server:
             return tool
         # Not listed yet, or the listing is stale (a server that forgot list_changed).
         raws = await self._list("tools", None)
-        tool = self._cached_tool(name) or next((r for r in raws if r.get("name") == name), None)
+        tool = self._cached_tool(name) or _named(raws, name)
         if tool is None and required:
-            low = name.lower()
-            close = [str(r.get("name")) for r in raws if low in str(r.get("name")).lower()]
-            hint = f"; did you mean {', '.join(map(repr, close[:3]))}?" if close else "; list_tools() shows them"
-            raise UnknownTool(f"server {self.name!r} has no tool {name!r}{hint}")
+            raise UnknownTool(f"server {self.name!r} has no tool {name!r}{_did_you_mean(raws, name, 'list_tools()')}")
         return tool
+
+    def _cached_prompt(self, name: str) -> JSON | None:
+        session = self._session
+        return _named(session.cached("prompts") or [], name) if session else None
+
+    def _checks_prompts(self) -> bool:
+        return self._client.settings.validate and "prompts" in self.capabilities
+
+    async def _find_prompt(self, name: str) -> JSON:
+        """The prompt's listing entry (refetched when missing: the listing may be stale)."""
+        raws = await self._list("prompts", None)
+        prompt = _named(raws, name)
+        if prompt is None:
+            hint = _did_you_mean(raws, name, "list_prompts() shows them")
+            raise UnknownPrompt(f"server {self.name!r} has no prompt {name!r}{hint}")
+        return prompt
 
     def get_tool(self, name: str) -> Tool:
         """One tool, from the cached listing when there is one; UnknownTool if none."""
@@ -675,11 +694,17 @@ class Server:
 
     @_on_loop
     async def aget_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> PromptResult:
+        """A prompt's messages. Its arguments are checked against its listing first (unless
+        validation is off): a missing required one or an unknown one is an ArgumentError."""
+        if self._checks_prompts():
+            check_prompt_arguments(self._cached_prompt(name) or await self._find_prompt(name), arguments or {})
         return PromptResult.from_raw(
             self.name, name, await self._arequest("prompts/get", _prompt_params(name, arguments))
         )
 
     def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> PromptResult:
+        if self._checks_prompts():
+            check_prompt_arguments(self._cached_prompt(name) or self._run(self._find_prompt(name)), arguments or {})
         return PromptResult.from_raw(self.name, name, self._request("prompts/get", _prompt_params(name, arguments)))
 
     @_on_loop
@@ -736,6 +761,16 @@ class Server:
 
     def request(self, method: str, params: JSON | None = None, *, timeout: float | None = _DEFAULT) -> JSON:
         return self._request(method, params, timeout)
+
+
+def _named(raws: list[JSON], name: str) -> JSON | None:
+    return next((r for r in raws if r.get("name") == name), None)
+
+
+def _did_you_mean(raws: list[JSON], name: str, otherwise: str) -> str:
+    low = name.lower()
+    close = [str(r.get("name")) for r in raws if low in str(r.get("name")).lower()]
+    return f"; did you mean {', '.join(map(repr, close[:3]))}?" if close else f"; {otherwise}"
 
 
 def _call_params(name: str, arguments: JSON) -> JSON:
