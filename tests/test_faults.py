@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS, faulty_cmd
+from conftest import SERVERS, faulty_cmd, node
 
 from mcp_notebook import (
     Client,
@@ -40,6 +40,19 @@ def wait_for(predicate, timeout: float = WAIT) -> bool:  # type: ignore[no-untyp
             return True
         time.sleep(0.02)
     return predicate()
+
+
+def test_a_failed_start_shows_the_lines_that_say_why(client: Client) -> None:
+    """Node's "Cannot find module" ends in a stack's tail and a version footer; the error
+    shows the line with the cause (the whole stderr stays in server.stderr)."""
+    with pytest.raises(StartupError) as info:
+        client.add("missing", node(), ["/nonexistent/server.js"])
+    message = str(info.value)
+    assert "stderr: Error: Cannot find module '/nonexistent/server.js'" in message
+    assert "Node.js v" not in message and " at " not in message and "\n" not in message
+    assert "Node.js v" in client["missing"].stderr
+    with pytest.raises(StartupError, match=r"stderr: .*No module named no_such_mcp_module"):
+        client.add("nomodule", sys.executable, ["-m", "no_such_mcp_module"])
 
 
 def test_garbage_on_stdout_is_skipped_and_kept(client: Client) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import signal
 import sys
@@ -304,8 +305,27 @@ class StdioTransport:
             lines.append(self._stderr_partial)
         return "\n".join(lines)
 
-    def failure_detail(self, lines: int = 3) -> str:
-        tail = [line.strip() for line in self.stderr_lines if line.strip()][-lines:]
-        if self._stderr_partial.strip():
-            tail = [*tail, self._stderr_partial.strip()][-lines:]
-        return f"; stderr: {' | '.join(tail)}" if tail else ""
+    def failure_detail(self) -> str:
+        lines = [*self.stderr_lines, self._stderr_partial]
+        excerpt = stderr_excerpt(lines)
+        return f"; stderr: {' | '.join(excerpt)}" if excerpt else ""
+
+
+# Lines of a failed start's stderr that say nothing about why: stack frames, carets and
+# brackets, Node's version footer, Python's traceback header.
+_NOISE = re.compile(r"\s*(at\s|File \"|Traceback \(most recent call last\)|Node\.js v\d|[\^~{}\[\]()]+,?\s*$)")
+_CAUSE = re.compile(
+    r"error|exception|fatal|panic|cannot|can't|could not|failed|not found|no such|no module|denied|invalid|"
+    r"unknown|missing|refused|unsupported",
+    re.IGNORECASE,
+)
+
+
+def stderr_excerpt(lines: Sequence[str], last: int = 2, width: int = 300) -> list[str]:
+    """What a failed start's stderr says about why: the first line that names an error (with
+    Node's ``Cannot find module`` the last lines are only a stack's tail), then the last few."""
+    useful = [line.strip()[:width] for line in lines if line.strip() and not _NOISE.match(line)]
+    first = next((i for i, line in enumerate(useful) if _CAUSE.search(line)), None)
+    if first is None:
+        return useful[-(last + 1) :]
+    return [useful[first], *useful[max(first + 1, len(useful) - last) :]]
