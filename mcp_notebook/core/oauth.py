@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 import httpx
 
 from ..errors import AuthError, LoginRequired
+from .links import link_problem
 from .tokens import TokenStore
 
 JSON = dict[str, Any]
@@ -376,6 +377,7 @@ class OAuth:
                 candidates.append(f"{_origin(self.url)}/.well-known/oauth-protected-resource{path}")
             candidates.append(f"{_origin(self.url)}/.well-known/oauth-protected-resource")
         for candidate in candidates:
+            self._require_safe("resource metadata", candidate)
             prm = await _get_json(http, candidate)
             if prm is not None:
                 break
@@ -393,9 +395,13 @@ class OAuth:
                     )
                 resource = canonical_resource(declared)
             issuer = str(servers[0])
+            self._require_safe("authorization server", issuer)
         else:
             issuer = _origin(self.url)  # 2025-03-26: the server's own origin
         metadata = await self._metadata(http, issuer)
+        for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
+            if metadata.get(key) is not None:
+                self._require_safe(key.replace("_", " "), metadata[key])
         found = str(metadata.get("issuer") or issuer)
         if self.issuer is not None and found != self.issuer:
             self._tokens = self._client = None  # another issuer: nothing of the old one applies
@@ -404,6 +410,14 @@ class OAuth:
         return _Discovery(
             resource, self.issuer, metadata, scopes if isinstance(scopes, list) else None, prm is not None
         )
+
+    def _require_safe(self, what: str, url: object) -> None:
+        """Addresses from the server's metadata are opened in a browser or sent secrets: only
+        https (or http on this machine; see links.py)."""
+        problem = link_problem(url)
+        if problem is not None:
+            shown = repr(url if not isinstance(url, str) or len(url) <= 80 else url[:77] + "...")
+            raise AuthError(f"server {self.server!r}: its {what} {shown} is refused ({problem}); not logging in")
 
     async def _metadata(self, http: httpx.AsyncClient, issuer: str) -> JSON:
         parts = urlsplit(issuer)

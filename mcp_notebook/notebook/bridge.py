@@ -39,6 +39,7 @@ from typing import Any, Literal, TypeVar
 from IPython import get_ipython
 from IPython.display import display
 
+from ..core.links import link_problem
 from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
 from ..errors import AuthError, LoginRequired, RequestCancelled, RPCError
@@ -544,7 +545,9 @@ class NotebookInteraction:
         waited for (the call already failed; the person runs it again afterwards)."""
         if choose_mode(self.mode_setting, in_async=False) in (Mode.STDIN, Mode.HEADLESS):
             for e in elicitations:
-                print(f"{server}: {e.get('message', 'open this page')}: {e.get('url')}", file=sys.stderr)
+                problem = link_problem(e.get("url"))
+                warning = f" (⚠ do not open it: {problem})" if problem else ""
+                print(f"{server}: {e.get('message', 'open this page')}: {e.get('url')}{warning}", file=sys.stderr)
             return
         from .cards import UrlCard
 

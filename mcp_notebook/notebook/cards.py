@@ -17,9 +17,11 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..core.links import link_problem
 from ..runtime.interaction import ApprovalRequest
 
 _BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
+_LOGIN_BUTTON = "padding:4px 12px;border-radius:3px;background:#1976d2;color:white;text-decoration:none"
 _PRE = "white-space:pre-wrap;margin:2px 0;padding:4px;background:rgba(127,127,127,0.08);border-radius:3px"
 _FORMATS = {
     "email": ("name@example.org", re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")),
@@ -69,6 +71,16 @@ class Card:
             self.status.value = f"<i>{html.escape(note)}</i>"
 
 
+def link_html(url: str, label: str, style: str = "") -> str:
+    """A link that opens a new tab, or, for an address that may not become a link (see
+    core/links.py), a warning in its place (show the address itself as text beside it)."""
+    problem = link_problem(url)
+    if problem is not None:
+        return f"<span style='color:#d33'>⚠ not made a link: {html.escape(problem)}</span>"
+    href, css = html.escape(url, quote=True), html.escape(style, quote=True)
+    return f"<a href='{href}' target='_blank' rel='noopener noreferrer' style='{css}'>{html.escape(label)}</a>"
+
+
 def _walk(widget: Any) -> list[Any]:
     out = [widget]
     for child in getattr(widget, "children", ()):
@@ -76,10 +88,10 @@ def _walk(widget: Any) -> list[Any]:
     return out
 
 
-def _buttons(*specs: tuple[str, str, Callable[[Any], None]]) -> w.HBox:
+def _buttons(*specs: tuple[str, str, Callable[[Any], None]], disabled: tuple[str, ...] = ()) -> w.HBox:
     buttons = []
     for label, style, handler in specs:
-        button = w.Button(description=label, button_style=style)
+        button = w.Button(description=label, button_style=style, disabled=label in disabled)
         button.on_click(handler)
         buttons.append(button)
     return w.HBox(buttons)
@@ -250,26 +262,21 @@ class UrlCard(Card):
         super().__init__()
         url = str(params.get("url", ""))
         self.elicitation_id = params.get("elicitationId")
+        safe = link_problem(url) is None
+        opener = link_html(url, "open it in a new tab") + (" (nothing is fetched before you click)" if safe else "")
         head = w.HTML(
             f"<b>🌐 {html.escape(server)} asks you to open a page</b>"
             f"<div>{html.escape(str(params.get('message', '')))}</div>"
             f"<div><code style='word-break:break-all'>{html.escape(url)}</code></div>"
-            f"<div><a href='{html.escape(url, quote=True)}' target='_blank' rel='noopener noreferrer'>"
-            "open it in a new tab</a>"
-            " (nothing is fetched before you click)</div>"
+            f"<div>{opener}</div>"
         )
-        self.widget = w.VBox(
-            [
-                head,
-                _buttons(
-                    ("Accept", "success", lambda _: self._finish({"action": "accept"}, "accepted: finish in the page")),
-                    ("Decline", "", lambda _: self._finish({"action": "decline"}, "declined")),
-                    ("Cancel", "danger", lambda _: self._finish({"action": "cancel"}, "cancelled")),
-                ),
-                self.status,
-            ],
-            layout=w.Layout(**_BOX),
+        buttons = _buttons(
+            ("Accept", "success", lambda _: self._finish({"action": "accept"}, "accepted: finish in the page")),
+            ("Decline", "", lambda _: self._finish({"action": "decline"}, "declined")),
+            ("Cancel", "danger", lambda _: self._finish({"action": "cancel"}, "cancelled")),
+            disabled=() if safe else ("Accept",),  # there is no page to finish the step in
         )
+        self.widget = w.VBox([head, buttons, self.status], layout=w.Layout(**_BOX))
 
     def completed(self) -> None:
         self.status.value = "<i>the server says this step is complete</i>"
@@ -286,9 +293,7 @@ class LoginCard(Card):
         head = w.HTML(
             f"<b>🔐 {html.escape(request.server)} needs you to log in</b>"
             f"<div>at {html.escape(request.issuer)}{scopes}</div>"
-            f"<div style='margin:6px 0'><a href='{html.escape(request.url, quote=True)}' target='_blank' "
-            "rel='noopener noreferrer' style='padding:4px 12px;border-radius:3px;background:#1976d2;"
-            "color:white;text-decoration:none'>Log in</a> (opens a new tab)</div>"
+            f"<div style='margin:6px 0'>{link_html(request.url, 'Log in', _LOGIN_BUTTON)} (opens a new tab)</div>"
         )
         self.pasted = w.Text(
             placeholder=f"{request.redirect_uri}?code=…",

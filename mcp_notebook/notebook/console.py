@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..core.links import link_problem
 from ..errors import RPCError
 
 
@@ -25,7 +26,13 @@ def ask(question: Any, interaction: Any) -> Any:
         answer = _input("Approve / Always allow / Deny? [a/A/d] ").strip()
         return {"a": "approve", "approve": "approve", "A": "always", "always": "always"}.get(answer, "deny")
     if kind == "url":
-        print(f"{server} asks you to open a page: {params.get('message', '')}\n  {params.get('url', '')}")
+        url = params.get("url", "")
+        print(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}")
+        problem = link_problem(url)
+        if problem is not None:  # nothing to open: only declining or cancelling make sense
+            print(f"  ⚠ do not open it: {problem}")
+            answer = _input("Decline / Cancel? [d/c] ").strip().lower()
+            return {"action": "decline" if answer[:1] == "d" else "cancel"}
         answer = _input("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
         return {"action": {"a": "accept", "d": "decline"}.get(answer[:1], "cancel")}
     if kind == "sampling":

@@ -13,6 +13,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.config import ServerConfig
+from ..core.links import linkable
 from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
@@ -609,9 +610,12 @@ class Server:
         if request is not None:
             self._answer_approval(request, await self._client.interaction.aapprove(request))
         progress = self._progress(name, on_progress)
-        raw = await self._client._awaitable(
-            self._arequest("tools/call", _call_params(name, arguments), timeout, progress)
-        )
+        try:
+            raw = await self._client._awaitable(
+                self._arequest("tools/call", _call_params(name, arguments), timeout, progress)
+            )
+        except RPCError as e:
+            raise self._url_required(e) from None
         return self._call_result(name, tool, raw)
 
     def call_tool(
@@ -661,11 +665,14 @@ class Server:
         person can see it) and say to run the call again afterwards."""
         if error.code != URL_ELICITATION_REQUIRED:
             return error
-        elicitations = (error.data or {}).get("elicitations") if isinstance(error.data, dict) else None
+        listed = error.data.get("elicitations") if isinstance(error.data, dict) else None
+        elicitations = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
         show = getattr(self._client.interaction, "show_urls", None)
         if show is not None and elicitations:
             show(self.name, elicitations)
-        urls = ", ".join(str(e.get("url")) for e in elicitations or [])
+        urls = ", ".join(
+            f"{e.get('url')}{'' if linkable(e.get('url')) else ' (not a web address to open)'}" for e in elicitations
+        )
         return RPCError(
             error.code,
             f"{self.name} needs you to complete a step in your browser first ({urls}); then call again",
