@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import (
+    ArgumentError,
     MCPError,
     MessageTooLarge,
     NotConnected,
@@ -267,10 +268,13 @@ class ClientSession:
         if pending.deadline is not None:
             self._watch_deadline(loop, pending.deadline)
         try:
-            if self._send_on_loop is not None:
-                self._send_on_loop(message)  # one coroutine frame fewer on the hot path
-            else:
-                await self.transport.send(message)
+            try:
+                if self._send_on_loop is not None:
+                    self._send_on_loop(message)  # one coroutine frame fewer on the hot path
+                else:
+                    await self.transport.send(message)
+            except TypeError as e:
+                raise _not_json(method, e) from None
             return await pending.future
         except asyncio.CancelledError:
             await self._cancel_on_server(rid, "cancelled by the user")
@@ -309,7 +313,10 @@ class ClientSession:
             wake_fd = waker.fileno()
             waker.cancel = lambda: self._cancel_blocking(rid)
         try:
-            send(message, pending.timeout)
+            try:
+                send(message, pending.timeout)
+            except TypeError as e:
+                raise _not_json(method, e) from None
             while True:
                 remaining = None if pending.deadline is None else pending.deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -648,6 +655,11 @@ def _error_object(code: int, message: str, data: Any = None) -> JSON:
     if data is not None:
         error["data"] = data
     return error
+
+
+def _not_json(method: str, error: TypeError) -> ArgumentError:
+    """A value the JSON encoder cannot take (sent unchecked): nothing was sent."""
+    return ArgumentError(f"{method}: {error}; nothing was sent: give text, numbers, booleans, None, lists or dicts")
 
 
 def _rpc_error(error: Any) -> MCPError:

@@ -7,7 +7,6 @@ prints one line and returns None.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -500,8 +499,9 @@ def call_cell(ctx: Context, line: str, body: str) -> Any:
     "prompt SERVER.PROMPT [key=value …]",
     "get a prompt's messages",
     """
-Values as for call (prompt arguments are strings). They are checked against the prompt's
-listing first: a missing required argument or one the prompt does not take is named.
+Values as for call. Prompt arguments are strings: other values go as their JSON text
+(3, true, [1,2]); a missing one (None, NaN) is left out. They are checked against the
+prompt's listing first: a missing required argument or one the prompt does not take is named.
   %mcp prompt everything.args-prompt city=Paris
 """,
 )
@@ -509,8 +509,7 @@ def prompt(ctx: Context, tokens: list[str]) -> Any:
     if not tokens:
         raise UsageError("%mcp prompt: give SERVER.PROMPT; see %mcp help prompt")
     server_name, name = target(tokens[0], "PROMPT")
-    values = key_values(tokens[1:], ctx.namespace)
-    arguments = {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
+    arguments = key_values(tokens[1:], ctx.namespace)  # the server's side makes them text
     server = _server(ctx, server_name)
     return Deferred(lambda: server.get_prompt(name, arguments), lambda: server.aget_prompt(name, arguments))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import json
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +28,7 @@ from ..core.transports.http import (
 from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
+from ..core.values import to_json
 from ..errors import (
     ArgumentError,
     LoginRequired,
@@ -577,11 +579,12 @@ class Server:
         return Tool.from_raw(self.name, self._client._tool_names.add(self.name, name), raw)
 
     def _check_call(self, name: str, arguments: Any, validate: bool | None) -> tuple[JSON, bool]:
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
+        # numpy, pandas, datetime... values become their JSON values here, before they are
+        # checked and sent: one place for the magics, the blocking and the awaitable API.
+        converted = {} if arguments is None else to_json(arguments)
+        if not isinstance(converted, dict):
             raise ArgumentError(f"tool {name!r}: arguments must be a dict, not {type(arguments).__name__}")
-        return arguments, self._client.settings.validate if validate is None else validate
+        return converted, self._client.settings.validate if validate is None else validate
 
     def _call_result(self, name: str, tool: JSON | None, raw: JSON) -> CallResult:
         output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
@@ -694,25 +697,31 @@ class Server:
 
     @_on_loop
     async def aread_resource(self, uri: str, *, timeout: float | None = _DEFAULT) -> ReadResult:
+        uri = _resource_uri(uri)
         return ReadResult.from_raw(self.name, uri, await self._arequest("resources/read", {"uri": uri}, timeout))
 
     def read_resource(self, uri: str, *, timeout: float | None = _DEFAULT) -> ReadResult:
+        uri = _resource_uri(uri)
         return ReadResult.from_raw(self.name, uri, self._request("resources/read", {"uri": uri}, timeout))
 
     @_on_loop
     async def aget_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> PromptResult:
         """A prompt's messages. Its arguments are checked against its listing first (unless
         validation is off): a missing required one or an unknown one is an ArgumentError."""
+        params = _prompt_params(name, arguments)  # converted first: a missing value counts as not given
         if self._checks_prompts():
-            check_prompt_arguments(self._cached_prompt(name) or await self._find_prompt(name), arguments or {})
-        return PromptResult.from_raw(
-            self.name, name, await self._arequest("prompts/get", _prompt_params(name, arguments))
-        )
+            check_prompt_arguments(
+                self._cached_prompt(name) or await self._find_prompt(name), params.get("arguments", {})
+            )
+        return PromptResult.from_raw(self.name, name, await self._arequest("prompts/get", params))
 
     def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> PromptResult:
+        params = _prompt_params(name, arguments)
         if self._checks_prompts():
-            check_prompt_arguments(self._cached_prompt(name) or self._run(self._find_prompt(name)), arguments or {})
-        return PromptResult.from_raw(self.name, name, self._request("prompts/get", _prompt_params(name, arguments)))
+            check_prompt_arguments(
+                self._cached_prompt(name) or self._run(self._find_prompt(name)), params.get("arguments", {})
+            )
+        return PromptResult.from_raw(self.name, name, self._request("prompts/get", params))
 
     @_on_loop
     async def acomplete(
@@ -745,6 +754,7 @@ class Server:
     async def asubscribe(self, uri: str, callback: Callable[[str, JSON], Any] | None = None) -> None:
         """Ask for ``notifications/resources/updated`` on ``uri``; ``callback(uri, params)``
         runs on each (on the background loop)."""
+        uri = _resource_uri(uri)
         await self._arequest("resources/subscribe", {"uri": uri})
         callbacks = self._subscriptions.setdefault(uri, [])
         if callback is not None:
@@ -755,6 +765,7 @@ class Server:
 
     @_on_loop
     async def aunsubscribe(self, uri: str) -> None:
+        uri = _resource_uri(uri)
         await self._arequest("resources/unsubscribe", {"uri": uri})
         self._subscriptions.pop(uri, None)
 
@@ -785,11 +796,29 @@ def _call_params(name: str, arguments: JSON) -> JSON:
 
 
 def _prompt_params(name: str, arguments: dict[str, Any] | None) -> JSON:
-    params: JSON = {"name": name}
-    if arguments:
-        # Prompt arguments are strings by the spec.
-        params["arguments"] = {k: v if isinstance(v, str) else str(v) for k, v in arguments.items()}
-    return params
+    # Prompt arguments are strings by the spec: other values go as their JSON text
+    # (3, true, [1, 2]); a missing one (None, NaN, NA) is left out, as if not given.
+    converted = {} if arguments is None else to_json(arguments)
+    if not isinstance(converted, dict):
+        raise ArgumentError(f"prompt {name!r}: arguments must be a dict, not {type(arguments).__name__}")
+    texts = {str(k): _prompt_text(v) for k, v in converted.items() if v is not None}
+    return {"name": name, "arguments": texts} if texts else {"name": name}
+
+
+def _prompt_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)  # no JSON form (a timedelta, say): its own text
+
+
+def _resource_uri(uri: Any) -> str:
+    text = to_json(uri)
+    if not isinstance(text, str):
+        raise ArgumentError(f"a resource URI is a string, not {type(uri).__name__}")
+    return text
 
 
 def _complete_params(ref: JSON, argument: str, value: str, context: dict[str, str] | None) -> JSON:
