@@ -55,3 +55,31 @@ def test_server_errors_are_one_line_in_a_kernel(kernel: Kernel) -> None:
     errors = [o for o in outputs if o["type"] == "error"]
     assert len(errors) == 1 and errors[0]["ename"] == "RPCError"
     assert len(errors[0]["traceback"]) == 1 and "no_such_prompt" in errors[0]["traceback"][0]
+
+
+def test_results_show_themselves_without_load_ext(tmp_path: Path) -> None:
+    # A kernel of its own: the module's kernel has the extension loaded.
+    k = Kernel(cwd=str(tmp_path))
+    try:
+        setup = k.run(
+            "import sys\nfrom mcp_notebook import get_client\n"
+            "demo = get_client().add('demo', sys.executable, ['-m', 'mcp_notebook.demo'])"
+        )
+        assert not [o for o in setup if o["type"] == "error"], text_of(setup)
+        shown = {}
+        for name, code in {
+            "call": "demo.call_tool('query_penguins', {'species': 'Gentoo', 'limit': 2})",
+            "read": "demo.read_resource('penguins://data.csv')",
+            "prompt": "demo.get_prompt('explore', {'question': 'which is heaviest?'})",
+        }.items():
+            results = [o for o in k.run(code) if o["type"] == "execute_result"]
+            assert len(results) == 1, f"{name}: {results}"
+            shown[name] = results[0]["data"]
+        assert "<table" in shown["call"]["text/html"] and "Gentoo" in shown["call"]["text/html"]
+        assert shown["call"]["text/plain"].startswith("{")  # the records, not <CallResult …>
+        assert "<table" in shown["read"]["text/html"] and "344 rows" in shown["read"]["text/html"]
+        assert "<b>user</b>" in shown["prompt"]["text/html"] and "which is heaviest?" in shown["prompt"]["text/plain"]
+        magics = k.run("print('mcp' in get_ipython().magics_manager.magics['line'])")
+        assert text_of(magics).strip() == "False"  # the extension was never loaded
+    finally:
+        k.close()

@@ -36,3 +36,29 @@ def test_public_api_resolves() -> None:
 
     for name in mcp_notebook.__all__:
         assert getattr(mcp_notebook, name) is not None
+
+
+def _run_fresh(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+
+def test_load_ext_imports_pandas_only_for_a_table() -> None:
+    # Terminal IPython shows text only: a result's display does not build its HTML table either.
+    out = _run_fresh(
+        f"""
+import sys
+from IPython.terminal.interactiveshell import TerminalInteractiveShell
+shell = TerminalInteractiveShell.instance()
+shell.run_line_magic("load_ext", "mcp_notebook")
+print("load_ext", "pandas" in sys.modules)
+shell.run_line_magic("mcp", "add demo -- {sys.executable} -m mcp_notebook.demo")
+result = shell.run_line_magic("mcp", "call demo.query_penguins limit=2")
+shown = shell.display_formatter.format(result)[0]
+print("shown", sorted(shown), shown["text/plain"].startswith("{{"), "pandas" in sys.modules)
+shell.run_line_magic("mcp", "tools")
+print("tools", "pandas" in sys.modules)
+shell.run_line_magic("mcp", "remove demo")
+"""
+    )
+    facts = [line for line in out.splitlines() if line.startswith(("load_ext ", "shown ", "tools "))]
+    assert facts == ["load_ext False", "shown ['text/plain'] True False", "tools True"]

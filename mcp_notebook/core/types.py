@@ -138,8 +138,19 @@ def _texts(blocks: list[JSON]) -> str:
     return "\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
 
 
+class _ShowsItself:
+    """Text and HTML for IPython, Jupyter and any frontend that asks for a MIME bundle,
+    with or without ``%load_ext``."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        # The renderers live in the notebook layer, imported on the first display.
+        from ..notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
+
+
 @dataclass(frozen=True)
-class CallResult:
+class CallResult(_ShowsItself):
     """The result of ``tools/call``. ``is_error`` means the tool failed (not the protocol)."""
 
     server: str
@@ -185,7 +196,7 @@ class CallResult:
 
 
 @dataclass(frozen=True)
-class ReadResult:
+class ReadResult(_ShowsItself):
     """The result of ``resources/read``: one or more contents, text or blob."""
 
     server: str
@@ -227,7 +238,7 @@ class ReadResult:
 
 
 @dataclass(frozen=True)
-class PromptResult:
+class PromptResult(_ShowsItself):
     server: str
     name: str
     description: str | None

@@ -8,7 +8,7 @@ from IPython import get_ipython
 
 from ..core.session import current_server
 from ..runtime.interaction import ConsoleInteraction
-from . import completion, display, transform
+from . import completion, transform
 from .magics import MCPMagics
 
 __all__ = ["MCPMagics", "load_ipython_extension", "unload_ipython_extension"]
@@ -28,7 +28,6 @@ def _awaiting_cells() -> bool:
 def load_ipython_extension(shell: Any) -> None:
     magics = MCPMagics(shell)
     shell.register_magics(magics)
-    display.register(shell)
     complete = completion.make_completer(lambda: magics.client)
     for key in _COMPLETION_KEYS:
         shell.set_hook("complete_command", complete, str_key=key)
@@ -65,7 +64,6 @@ def unload_ipython_extension(shell: Any) -> None:
     manager = shell.magics_manager
     manager.magics["line"].pop("mcp", None)
     manager.magics["cell"].pop("mcp_call", None)
-    display.unregister(shell)
     shell.input_transformers_cleanup[:] = [
         t for t in shell.input_transformers_cleanup if not getattr(t, "mcp_notebook", False)
     ]

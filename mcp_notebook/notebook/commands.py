@@ -19,8 +19,10 @@ from ..core.types import Status
 from ..errors import ConfigError
 from ..runtime.client import Client, root_entry
 from ..runtime.server import Server
-from . import display, tables
+from . import display
 from .parsing import Parser, body_arguments, expand_text, key_value_option, key_values, split, target
+
+# .tables (pandas, about half a second) is imported where a table is made, not at %load_ext.
 
 
 @dataclass
@@ -248,7 +250,9 @@ def list_(ctx: Context, tokens: list[str]) -> Any:
     rows = []
     for server, row in zip(ctx.client, ctx.client.status(), strict=True):
         rows.append({**row, **_counts(server)})
-    return tables.servers_frame(rows)
+    from .tables import servers_frame
+
+    return servers_frame(rows)
 
 
 @command("status SERVER", "a server's capabilities, instructions, protocol and pid", "  %mcp status everything")
@@ -358,25 +362,33 @@ def tools(ctx: Context, tokens: list[str]) -> Any:
             if needle in f"{t.name}\n{t.title or ''}\n{t.description or ''}".lower()
             or fnmatch.fnmatch(t.name.lower(), needle)
         ]
-    return tables.tools_frame(found)
+    from .tables import tools_frame
+
+    return tools_frame(found)
 
 
 @command("resources [SERVER] [--refresh]", "a table of resources", "  %mcp resources everything")
 def resources(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("resources", tokens)
-    return tables.resources_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resources(refresh=r)))
+    from .tables import resources_frame
+
+    return resources_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resources(refresh=r)))
 
 
 @command("templates [SERVER] [--refresh]", "a table of resource templates", "  %mcp templates everything")
 def templates(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("templates", tokens)
-    return tables.templates_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resource_templates(refresh=r)))
+    from .tables import templates_frame
+
+    return templates_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resource_templates(refresh=r)))
 
 
 @command("prompts [SERVER] [--refresh]", "a table of prompts", "  %mcp prompts everything")
 def prompts(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("prompts", tokens)
-    return tables.prompts_frame(_gather(ctx, opts, "prompts", lambda s, r: s.list_prompts(refresh=r)))
+    from .tables import prompts_frame
+
+    return prompts_frame(_gather(ctx, opts, "prompts", lambda s, r: s.list_prompts(refresh=r)))
 
 
 # -- using -----------------------------------------------------------------------------------
@@ -548,7 +560,9 @@ def roots(ctx: Context, tokens: list[str]) -> Any:
             ctx.out(f"not offered to {names} (connected before roots were offered): %mcp restart {unaware[0]}")
     elif not ctx.client.roots:
         ctx.out("no roots are offered; %mcp roots add PATH offers one")
-    return tables.roots_frame(ctx.client.roots)
+    from .tables import roots_frame
+
+    return roots_frame(ctx.client.roots)
 
 
 @command(

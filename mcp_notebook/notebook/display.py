@@ -1,14 +1,17 @@
 """How results look in a notebook (HTML) and a terminal (text).
 
-Formatters are registered with IPython for the core's result types, so results show
-richly whether they come from a magic or from the Python API. Large outputs warn past
-one threshold and truncate the display (never the data) past another.
+The core's result types reach these renderers from their own ``_repr_mimebundle_``, so
+results show richly in any frontend, with or without ``%load_ext``, from a magic or from
+the Python API. Large outputs warn past one threshold and truncate the display (never
+the data) past another.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -344,24 +347,34 @@ class ServerLogs:
         return out
 
 
-# -- registration ------------------------------------------------------------------------
+# -- the results' own display -------------------------------------------------------------
 
-_RENDERERS = {
+_RENDERERS: dict[type, tuple[Callable[[Any], str], Callable[[Any], str]]] = {
     CallResult: (call_result_html, call_result_text),
     ReadResult: (read_result_html, read_result_text),
     PromptResult: (prompt_result_html, prompt_result_text),
 }
 
 
-def register(shell: Any) -> None:
-    formatters = shell.display_formatter.formatters
-    for kind, (to_html, to_text) in _RENDERERS.items():
-        formatters["text/html"].for_type(kind, to_html)
-        formatters["text/plain"].for_type(kind, lambda obj, p, cycle, to_text=to_text: p.text(to_text(obj)))
+def mimebundle(result: Any, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    """What a result's ``_repr_mimebundle_`` gives: text and HTML, as asked for."""
+    to_html, to_text = next(r for kind, r in _RENDERERS.items() if isinstance(result, kind))
+    bundle = {}
+    if _wanted("text/plain", include, exclude):
+        bundle["text/plain"] = to_text(result)
+    if _wanted("text/html", include, exclude) and _shows_html():
+        bundle["text/html"] = to_html(result)
+    return bundle
 
 
-def unregister(shell: Any) -> None:
-    formatters = shell.display_formatter.formatters
-    for kind in _RENDERERS:
-        for mime in ("text/html", "text/plain"):
-            formatters[mime].pop(kind, None)
+def _wanted(mime: str, include: Any, exclude: Any) -> bool:
+    return (not include or mime in include) and not (exclude and mime in exclude)
+
+
+def _shows_html() -> bool:
+    """False in terminal IPython (it shows text only): its HTML would be made for nothing,
+    a table's at the cost of importing pandas."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    formatter = shell.display_formatter.formatters.get("text/html") if shell is not None else None
+    return formatter is None or bool(formatter.enabled)
