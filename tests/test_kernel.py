@@ -51,10 +51,10 @@ def test_user_errors_are_one_line_in_a_kernel(kernel: Kernel) -> None:
 def test_server_errors_are_one_line_in_a_kernel(kernel: Kernel) -> None:
     kernel.run("%load_ext mcp_notebook")
     kernel.run("%mcp add demo -- python -m mcp_notebook.demo")
-    outputs = kernel.run("%mcp prompt demo.no_such_prompt")
+    outputs = kernel.run("%mcp read demo penguins://nope")
     errors = [o for o in outputs if o["type"] == "error"]
     assert len(errors) == 1 and errors[0]["ename"] == "RPCError"
-    assert len(errors[0]["traceback"]) == 1 and "no_such_prompt" in errors[0]["traceback"][0]
+    assert len(errors[0]["traceback"]) == 1 and "Unknown resource: penguins://nope" in errors[0]["traceback"][0]
 
 
 def test_results_show_themselves_without_load_ext(tmp_path: Path) -> None:
