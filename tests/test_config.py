@@ -424,3 +424,9 @@ def test_disabled_server_waits_for_restart_and_a_per_server_timeout_applies(proj
         assert slow.call_tool("echo", {"message": "still here"}, timeout=30, validate=False).text
     finally:
         client.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc: a folder nobody, root included, can create")
+def test_a_file_that_cannot_be_written_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError, match=r"^/proc/.*/\.mcp\.json: cannot write it \(.*\); nothing was changed$"):
+        save_server(ServerConfig("s", command="x"), "project", project="/proc/self/no-such-folder")

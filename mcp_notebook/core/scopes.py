@@ -207,7 +207,10 @@ def update_file(path: Path, change: Callable[[dict[str, Any]], None], *, private
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a JSON object")
     change(data)
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", private=private)
+    try:
+        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", private=private)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write it ({e.strerror}); nothing was changed") from None
 
 
 def write_atomic(path: Path, text: str, *, private: bool = False) -> None:
