@@ -27,13 +27,15 @@ DEMO = "-m mcp_notebook.demo"
 def ip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     """IPython with the extension, working in a fresh notebook folder, with a private user
     config folder; the servers a test adds are removed after it."""
+    shell = InteractiveShell.instance()
+    before = set(get_client().servers)
+    # Loaded before the chdir: the kernel-wide client's roots (set on first load) stay the
+    # folder the tests run from, as other modules expect.
+    run(shell, "%load_ext mcp_notebook")
     folder = tmp_path / "notebooks"
     folder.mkdir()
     monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "user"))
     monkeypatch.chdir(folder)
-    shell = InteractiveShell.instance()
-    before = set(get_client().servers)
-    run(shell, "%load_ext mcp_notebook")
     yield shell
     for name in set(get_client().servers) - before:
         get_client().remove(name)
