@@ -20,6 +20,8 @@
     ├── RequestCancelled     you cancelled it (Cancel on its progress bar)
     └── RPCError             the server answered with a JSON-RPC error object
 
+    ConfigWarning (a UserWarning)   a config file has a key that is not supported: ignored
+
 Messages are one line, say what happened and what to do, and never contain secrets.
 """
 
@@ -47,6 +49,7 @@ __all__ = [
     "RequestTimeout",
     "RequestCancelled",
     "RPCError",
+    "ConfigWarning",
 ]
 
 
@@ -56,6 +59,10 @@ class MCPError(Exception):
 
 class ConfigError(MCPError, ValueError):
     pass
+
+
+class ConfigWarning(UserWarning):
+    """A config file has a key that is not supported (or a value read otherwise): ignored."""
 
 
 class ArgumentError(MCPError, ValueError):

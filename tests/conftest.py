@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import Client
+from mcp_notebook.core.scopes import CONFIG_DIR_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -25,6 +26,20 @@ def node() -> str:
     if not found:
         pytest.fail("node is not on PATH: install Node.js >= 20 (the peers need it)")
     return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def user_config_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Saved servers (user and local scopes) go to a throwaway folder, in kernels started
+    by tests too: no test reads or writes the real user config."""
+    folder = tmp_path_factory.mktemp("user-config")
+    saved = os.environ.get(CONFIG_DIR_ENV)
+    os.environ[CONFIG_DIR_ENV] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop(CONFIG_DIR_ENV, None)
+    else:
+        os.environ[CONFIG_DIR_ENV] = saved
 
 
 @pytest.fixture(scope="session")

@@ -4,13 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 from conftest import faulty_cmd
 
-from mcp_notebook import Client, ConfigError, Status, load_config
+from mcp_notebook import (
+    Client,
+    ConfigError,
+    ConfigWarning,
+    NotConnected,
+    RequestTimeout,
+    ServerConfig,
+    Settings,
+    Status,
+    load_config,
+)
 from mcp_notebook.core.config import parse_config
+from mcp_notebook.core.scopes import (
+    CONFIG_DIR_ENV,
+    load_scopes,
+    looked_in,
+    remove_saved,
+    save_server,
+    user_config_dir,
+    user_file,
+)
 
 
 def test_claude_code_format_with_variables() -> None:
@@ -60,9 +80,9 @@ def test_vscode_format_with_comments_and_trailing_commas(tmp_path: Path) -> None
 
 
 def _strip(text: str) -> str:
-    from mcp_notebook.core.config import _strip_jsonc
+    from mcp_notebook.core.config import strip_jsonc
 
-    return _strip_jsonc(text)
+    return strip_jsonc(text)
 
 
 def test_unset_variable_names_variable_file_and_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,3 +152,281 @@ def test_client_load_connects_every_server(tmp_path: Path, everything_cmd, monke
         assert rows["time"]["server"] == "mcp-time" and rows["broken"]["status"] == "failed"
     finally:
         client.close()
+
+
+# -- keys beyond command/url: warnings, disabled, timeouts, envFile --------------------------
+
+
+def _parsed_with_warnings(data: dict, **kwargs: object) -> tuple[dict, list[str]]:  # type: ignore[type-arg]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        configs = parse_config(data, **kwargs)  # type: ignore[arg-type]
+    assert all(issubclass(w.category, ConfigWarning) for w in caught)
+    return configs, [str(w.message) for w in caught]
+
+
+def test_unsupported_keys_warn_once_each_naming_key_and_server() -> None:
+    data = {
+        "mcpServers": {
+            "local": {"command": "x", "autoApprove": ["echo"], "dev": {"watch": "*.py"}, "headers": {"A": "b"}},
+            "remote": {"type": "http", "url": "https://h/mcp", "oauth": {"clientId": "c", "audience": "x"},
+                       "description": "a note", "callbackPort": 1},
+        }
+    }  # fmt: skip
+    configs, messages = _parsed_with_warnings(data, source=".mcp.json")
+    assert set(configs) == {"local", "remote"}  # nothing failed the load
+    assert configs["remote"].oauth == {"client_id": "c"}
+    assert sorted(messages) == sorted([
+        ".mcp.json: mcpServers.local: 'autoApprove' is not supported; ignored; tools that never ask are set "
+        "per kernel: MCPMagics.approval_allow or ApprovalPolicy.allow",
+        ".mcp.json: mcpServers.local: 'dev' is not supported; ignored",
+        ".mcp.json: mcpServers.local: 'headers' does not apply to a stdio server; ignored",
+        ".mcp.json: mcpServers.remote.oauth: 'audience' is not supported; ignored (known: clientId, clientSecret, "
+        "clientMetadataUrl, scopes, redirectPort, callbackPort)",
+        ".mcp.json: mcpServers.remote: 'description' is not supported; ignored",
+        ".mcp.json: mcpServers.remote: 'callbackPort' is not supported; ignored",
+    ])  # fmt: skip
+
+
+def test_disabled_and_per_server_timeouts() -> None:
+    data = {
+        "mcpServers": {
+            "claude": {"command": "x", "disabled": True, "timeout": 120000},  # Claude Code: milliseconds
+            "codex": {"command": "x", "startup_timeout_sec": 90, "tool_timeout_sec": 2.5},  # Codex: seconds
+            "plain": {"command": "x"},
+        }
+    }
+    configs, messages = _parsed_with_warnings(data)
+    assert not messages
+    claude, codex, plain = configs["claude"], configs["codex"], configs["plain"]
+    assert claude.disabled and claude.request_timeout == 120.0 and claude.startup_timeout is None
+    assert not codex.disabled and codex.startup_timeout == 90.0 and codex.request_timeout == 2.5
+    assert (plain.disabled, plain.startup_timeout, plain.request_timeout) == (False, None, None)
+    assert "disabled=True" in repr(claude) and "request_timeout=120.0" in repr(claude)
+    # Below 1000, Claude Code ignores a timeout: so do we, saying what to write instead.
+    configs, messages = _parsed_with_warnings({"mcpServers": {"cline": {"command": "x", "timeout": 60}}})
+    assert configs["cline"].request_timeout is None
+    assert messages == ["config: mcpServers.cline.timeout: 60 is in milliseconds, and below 1000 it is ignored; "
+                        "write 60000 for 60 s"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({"disabled": "yes"}, r"mcpServers\.s\.disabled: must be true or false"),
+        ({"timeout": "60s"}, r'mcpServers\.s\.timeout: must be a number above 0, not "60s"'),
+        ({"startup_timeout_sec": 0}, r"mcpServers\.s\.startup_timeout_sec: must be a number above 0, not 0"),
+        ({"tool_timeout_sec": True}, r"mcpServers\.s\.tool_timeout_sec: must be a number above 0, not true"),
+    ],
+)
+def test_wrong_values_of_known_keys_are_errors(entry: dict, expected: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(ConfigError, match=expected):
+        parse_config({"mcpServers": {"s": {"command": "x", **entry}}})
+
+
+def test_env_file_is_read_relative_to_the_workspace(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text(
+        "# a comment\nexport TOKEN=from-file\nGREETING='hello there'\nLEVEL=debug # trailing note\nOWN=file\n"
+    )
+    data = {"servers": {"s": {"type": "stdio", "command": "x", "envFile": "${workspaceFolder}/.env",
+                              "env": {"OWN": "env wins"}}}}  # fmt: skip
+    config = parse_config(data, workspace=str(tmp_path))["s"]
+    assert config.env == {"TOKEN": "from-file", "GREETING": "hello there", "LEVEL": "debug", "OWN": "env wins"}
+    relative = parse_config({"servers": {"s": {"command": "x", "envFile": ".env"}}}, workspace=str(tmp_path))["s"]
+    assert relative.env["TOKEN"] == "from-file"
+    with pytest.raises(ConfigError, match=r"servers\.s\.envFile: .*missing\.env: no such file"):
+        parse_config({"servers": {"s": {"command": "x", "envFile": "missing.env"}}}, workspace=str(tmp_path))
+    (tmp_path / "bad.env").write_text("OK=1\nthis line has secret-value-123 but no equals sign\n")
+    with pytest.raises(ConfigError, match=r"bad\.env line 2: expected KEY=VALUE") as info:
+        parse_config({"servers": {"s": {"command": "x", "envFile": "bad.env"}}}, workspace=str(tmp_path))
+    assert "secret-value-123" not in str(info.value)
+
+
+def test_python_means_this_python() -> None:
+    major, minor = sys.version_info[:2]
+    for name in ("python", f"python{major}", f"python{major}.{minor}"):
+        config = ServerConfig("s", command=name, args=["-m", "mcp_notebook.demo"])
+        assert config.executable == sys.executable
+        assert config.describe() == f"{name} → {sys.executable} -m mcp_notebook.demo"
+    for name in (f"python{major}.{minor + 1}", "/usr/bin/python3", "node"):
+        config = ServerConfig("s", command=name)
+        assert config.executable == name and "→" not in config.describe()
+
+
+# -- scopes: where saved servers live, precedence, writing -----------------------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder as the working directory, and a private user config folder."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "user"))
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_user_config_folder_per_platform(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "override"))
+    assert user_file() == tmp_path / "override" / "mcp.json"
+    monkeypatch.delenv(CONFIG_DIR_ENV)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("APPDATA", str(tmp_path / "roaming"))
+    expected = {"linux": tmp_path / "xdg", "darwin": tmp_path / "Library" / "Application Support",
+                "win32": tmp_path / "roaming"}  # fmt: skip
+    for platform, base in expected.items():
+        monkeypatch.setattr(sys, "platform", platform)
+        assert user_config_dir() == base / "mcp-notebook"
+
+
+def test_scopes_load_local_over_project_over_user(project: Path) -> None:
+    def entry(tag: str) -> dict:  # type: ignore[type-arg]
+        return {"command": "echo", "args": [tag]}
+
+    user = {
+        "mcpServers": {"a": entry("user"), "b": entry("user")},
+        "projects": {
+            str(project): {"mcpServers": {"c": entry("local"), "d": entry("local")}},
+            "/some/other/project": {"mcpServers": {"e": entry("elsewhere")}},
+        },
+    }
+    user_file().parent.mkdir(parents=True)
+    user_file().write_text(json.dumps(user))
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"b": entry("project"), "c": entry("project")}}))
+    configs = load_scopes()
+    assert {name: (c.source, c.args[0]) for name, c in configs.items()} == {
+        "a": ("user", "user"),
+        "b": ("project", "project"),
+        "c": ("local", "local"),
+        "d": ("local", "local"),
+    }
+
+
+def test_scopes_with_no_files_are_empty(project: Path) -> None:
+    assert load_scopes() == {}
+    assert str(user_file()) in looked_in() and str(project / ".mcp.json") in looked_in()
+
+
+def test_saving_keeps_other_entries_and_keys_and_writes_references_not_secrets(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = project / ".mcp.json"
+    shared.write_text(json.dumps({"$schema": "x", "mcpServers": {"other": {"command": "uvx", "extra": 1}}}))
+    secrets = {"API_KEY": "sk-env-0123456789", "TOKEN": "tok-arg-0123456789", "HEADER": "hdr-0123456789",
+               "BEARER": "bearer-0123456789", "PASSWORD": "pw-0123456789", "QUERY": "q-0123456789",
+               "CLIENT": "client-secret-0123456789"}  # fmt: skip
+    stdio = ServerConfig("tool", command="python", args=["-m", "srv", "--api-token", secrets["TOKEN"]],
+                         env={"API_KEY": secrets["API_KEY"], "LOG": "debug"}, startup_timeout=90)  # fmt: skip
+    remote = ServerConfig(
+        "remote",
+        transport="http",
+        url=f"https://me:{secrets['PASSWORD']}@example.com/mcp?api_key={secrets['QUERY']}&page=1",
+        headers={"Authorization": f"Bearer {secrets['BEARER']}", "X-Api-Key": secrets["HEADER"], "Accept": "a/b"},
+        oauth={"client_id": "cid", "client_secret": secrets["CLIENT"]},
+        request_timeout=120,
+    )
+    saved = save_server(stdio, "project")
+    assert saved.path == shared and saved.variables == ["API_KEY", "TOOL_API_TOKEN"]
+    saved = save_server(remote, "project", refs={"headers.Authorization": "Bearer ${MY_TOKEN}"})
+    assert saved.variables == ["REMOTE_API_KEY", "REMOTE_CLIENT_SECRET", "REMOTE_PASSWORD", "REMOTE_X_API_KEY"]
+    text = shared.read_text()
+    assert not [name for name, value in secrets.items() if value in text]
+    data = json.loads(text)
+    assert text == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    assert data["$schema"] == "x" and data["mcpServers"]["other"] == {"command": "uvx", "extra": 1}
+    assert data["mcpServers"]["tool"] == {
+        "type": "stdio",
+        "command": "python",  # as typed: the file is shared, each kernel resolves it
+        "args": ["-m", "srv", "--api-token", "${TOOL_API_TOKEN}"],
+        "env": {"API_KEY": "${API_KEY}", "LOG": "debug"},
+        "startup_timeout_sec": 90,
+    }
+    assert data["mcpServers"]["remote"] == {
+        "type": "http",
+        "url": "https://me:${REMOTE_PASSWORD}@example.com/mcp?api_key=${REMOTE_API_KEY}&page=1",
+        "headers": {"Authorization": "Bearer ${MY_TOKEN}", "X-Api-Key": "${REMOTE_X_API_KEY}", "Accept": "a/b"},
+        "oauth": {"clientId": "cid", "clientSecret": "${REMOTE_CLIENT_SECRET}"},
+        "timeout": 120000,
+    }
+    # Loaded where the variables are set, the servers are what was saved.
+    for name, value in {"API_KEY": secrets["API_KEY"], "TOOL_API_TOKEN": secrets["TOKEN"],
+                        "MY_TOKEN": secrets["BEARER"], "REMOTE_API_KEY": secrets["QUERY"],
+                        "REMOTE_CLIENT_SECRET": secrets["CLIENT"], "REMOTE_PASSWORD": secrets["PASSWORD"],
+                        "REMOTE_X_API_KEY": secrets["HEADER"]}.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+    with pytest.warns(ConfigWarning, match=r"mcpServers\.other: 'extra' is not supported; ignored"):
+        loaded = load_scopes()
+    for config in (stdio, remote):
+        again = loaded[config.name]
+        assert again.source == "project"
+        config.source = "project"
+        assert again == config
+
+
+def test_local_and_user_scopes_share_the_private_user_file(project: Path) -> None:
+    save_server(ServerConfig("mine", command="node", args=["x.js"]), "user")
+    save_server(ServerConfig("here", command="node", args=["y.js"], disabled=True), "local")
+    path = user_file()
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    data = json.loads(path.read_text())
+    assert data["mcpServers"] == {"mine": {"type": "stdio", "command": "node", "args": ["x.js"]}}
+    assert data["projects"] == {
+        str(project): {"mcpServers": {"here": {"type": "stdio", "command": "node", "args": ["y.js"], "disabled": True}}}
+    }
+    assert not (project / ".mcp.json").exists()
+    assert remove_saved("here", "local") == path
+    assert "projects" not in json.loads(path.read_text())  # nothing left for this project: no empty entry
+    with pytest.raises(ConfigError, match=r"no server 'here' saved there \(local scope\)"):
+        remove_saved("here", "local")
+
+
+def test_a_file_with_comments_or_bad_json_is_never_rewritten(project: Path) -> None:
+    commented = project / "mcp.json"
+    original = '{\n  // mine\n  "servers": {"s": {"command": "x"}}\n}\n'
+    commented.write_text(original)
+    with pytest.raises(ConfigError, match=r"comments or trailing commas, which rewriting would lose"):
+        remove_saved("s", str(commented))
+    assert commented.read_text() == original
+    broken = project / ".mcp.json"
+    broken.write_text("{not json")
+    with pytest.raises(ConfigError, match=r"not valid JSON"):
+        save_server(ServerConfig("s", command="x"), "project")
+    assert broken.read_text() == "{not json"
+    plain = project / "vscode.json"
+    plain.write_text(json.dumps({"servers": {"s": {"command": "x"}, "t": {"command": "y"}}}))
+    remove_saved("s", str(plain))
+    assert json.loads(plain.read_text()) == {"servers": {"t": {"command": "y"}}}
+
+
+def test_disabled_server_waits_for_restart_and_a_per_server_timeout_applies(project: Path) -> None:
+    faulty, faulty_args = faulty_cmd("ok")
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "demo": {"command": "python", "args": ["-m", "mcp_notebook.demo"], "disabled": True},
+        "slow": {"command": faulty, "args": faulty_args, "tool_timeout_sec": 1},
+    }}))  # fmt: skip
+    client = Client(settings=Settings(request_timeout=30))
+    client.approval.mode = "never"
+    try:
+        demo, slow = client.load()
+        assert demo.status is Status.DISABLED and demo.pid is None
+        assert {r["name"]: (r["status"], r["source"]) for r in client.status()} == {
+            "demo": ("disabled", "project"),
+            "slow": ("connected", "project"),
+        }
+        with pytest.raises(NotConnected, match="'demo' is disabled"):
+            demo.list_tools()
+        client.restart("demo")  # a disabled server connects when asked to
+        assert demo.status is Status.CONNECTED and "query_penguins" in {t.name for t in demo.list_tools()}
+        # Its own 1 s, not the client's 30 s; the connection stays usable.
+        with pytest.raises(RequestTimeout, match="got no answer in 1 s"):
+            slow.call_tool("hang", validate=False)
+        assert slow.call_tool("echo", {"message": "still here"}, timeout=30, validate=False).text
+    finally:
+        client.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc: a folder nobody, root included, can create")
+def test_a_file_that_cannot_be_written_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError, match=r"^/proc/.*/\.mcp\.json: cannot write it \(.*\); nothing was changed$"):
+        save_server(ServerConfig("s", command="x"), "project", project="/proc/self/no-such-folder")

@@ -3,7 +3,8 @@
 Reads Claude Code's ``.mcp.json`` (``{"mcpServers": {...}}``) and VS Code's ``mcp.json``
 (``{"servers": {...}}``, JSON with comments). ``${VAR}`` and ``${VAR:-default}`` (also
 VS Code's ``${env:VAR}`` and ``${workspaceFolder}``) are expanded in command, args, env,
-cwd, url and headers.
+envFile, cwd, url and headers. A key that is not supported is ignored with a ConfigWarning
+naming it; it never fails the load.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ConfigWarning
 from .redact import redact_args, redact_mapping, redact_url
 
 TRANSPORTS = ("stdio", "http", "sse", "auto")  # auto: Streamable HTTP, else legacy SSE
@@ -39,9 +42,19 @@ class ServerConfig:
     headers: dict[str, str] = field(default_factory=dict)
     # OAuth (remote servers): client_id, client_secret, client_metadata_url, scopes, redirect_port
     oauth: dict[str, Any] = field(default_factory=dict)
+    disabled: bool = False  # registered but not connected until restarted
+    # Seconds; None: the client's Settings.
+    startup_timeout: float | None = None
+    request_timeout: float | None = None
+    # Where it came from: "kernel" (added here), "user", "project", "local" or a file's path.
+    source: str = "kernel"
 
     def __post_init__(self) -> None:
         check_server_name(self.name)
+        for key in ("startup_timeout", "request_timeout"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                raise ConfigError(f"server {self.name!r}: {key} must be a number of seconds above 0, not {value!r}")
         if self.transport not in TRANSPORTS:
             raise ConfigError(
                 f"server {self.name!r}: unknown transport {self.transport!r}; use stdio, http, sse or auto"
@@ -51,11 +64,19 @@ class ServerConfig:
         if self.transport != "stdio" and not self.url:
             raise ConfigError(f"server {self.name!r}: an {self.transport} server needs a url")
 
+    @property
+    def executable(self) -> str | None:
+        """The command that runs: ``python`` means this Python (see resolve_command)."""
+        return resolve_command(self.command) if self.command else self.command
+
     def describe(self) -> str:
+        """The command line (``python → /venv/bin/python -m …`` when python is resolved) or
+        the URL, secrets hidden."""
         if self.transport == "stdio":
             import shlex
 
-            return shlex.join([self.command or "", *redact_args(self.args)])
+            line = shlex.join([self.executable or "", *redact_args(self.args)])
+            return line if self.executable == self.command else f"{self.command} → {line}"
         return redact_url(str(self.url))
 
     def __repr__(self) -> str:
@@ -75,7 +96,34 @@ class ServerConfig:
                 parts.append(f"headers={redact_mapping(self.headers)!r}")
             if self.oauth:
                 parts.append(f"oauth={redact_mapping({k: str(v) for k, v in self.oauth.items()})!r}")
+        if self.disabled:
+            parts.append("disabled=True")
+        for key in ("startup_timeout", "request_timeout"):
+            if getattr(self, key) is not None:
+                parts.append(f"{key}={getattr(self, key)!r}")
+        if self.source != "kernel":
+            parts.append(f"source={self.source!r}")
         return f"ServerConfig({', '.join(parts)})"
+
+
+def _python_names() -> frozenset[str]:
+    major, minor = sys.version_info[:2]
+    names = {"python", f"python{major}", f"python{major}.{minor}"}
+    if sys.platform == "win32":
+        names |= {f"{n}.exe" for n in names}
+    return frozenset(names)
+
+
+PYTHON_NAMES = _python_names()
+
+
+def resolve_command(command: str) -> str:
+    """``python``, ``python3`` and ``python3.X`` (this version) as a server's command mean
+    this interpreter, as ``%pip`` and jupyter_client read them: a kernel from a venv that is
+    not on PATH still runs its own Python. Any other command is left to PATH."""
+    if sys.executable and command in PYTHON_NAMES:
+        return sys.executable
+    return command
 
 
 def check_server_name(name: str) -> None:
@@ -84,45 +132,130 @@ def check_server_name(name: str) -> None:
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, ServerConfig]:
-    """Read a ``.mcp.json`` or VS Code ``mcp.json`` file into server configs by name."""
+    """Read a ``.mcp.json`` or VS Code ``mcp.json`` file into server configs by name (each
+    with ``source`` set to the path)."""
+    data = read_json(path)
+    configs = parse_config(data, source=str(path), workspace=workspace_of(path))
+    for config in configs.values():
+        config.source = os.fspath(path)
+    return configs
+
+
+def workspace_of(path: str | os.PathLike[str]) -> str:
+    """``${workspaceFolder}``: the folder holding .vscode/, or the file's own folder."""
+    folder = Path(path).resolve().parent
+    return str(folder.parent if folder.name == ".vscode" else folder)
+
+
+def read_json(path: str | os.PathLike[str], *, missing_ok: bool = False) -> Any:
+    """A config file's JSON (comments and trailing commas allowed); ``{}`` for a missing
+    file when ``missing_ok``."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
+        if missing_ok:
+            return {}
         raise ConfigError(f"{p}: no such file; give the path of a .mcp.json or mcp.json") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read it ({e.strerror})") from None
     try:
-        data = json.loads(_strip_jsonc(text))
+        return json.loads(strip_jsonc(text))
     except json.JSONDecodeError as e:
         raise ConfigError(f"{p}: not valid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    # ${workspaceFolder} is the folder holding .vscode/, or the file's own folder.
-    folder = p.resolve().parent
-    if folder.name == ".vscode":
-        folder = folder.parent
-    return parse_config(data, source=str(p), workspace=str(folder))
 
 
-def parse_config(
-    data: Any, *, source: str = "config", workspace: str | None = None, environ: Mapping[str, str] | None = None
-) -> dict[str, ServerConfig]:
+def servers_key(data: Any, source: str) -> str:
+    """``mcpServers`` (Claude Code) or ``servers`` (VS Code): the key a file keeps servers under."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a JSON object")
     key = "mcpServers" if "mcpServers" in data else "servers" if "servers" in data else None
     if key is None:
         raise ConfigError(f"{source}: no 'mcpServers' (Claude Code) or 'servers' (VS Code) object")
-    servers = data[key]
+    return key
+
+
+def parse_config(
+    data: Any,
+    *,
+    source: str = "config",
+    workspace: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    key: str | None = None,
+) -> dict[str, ServerConfig]:
+    """Server configs from a file's parsed JSON; ``key`` names where the servers are
+    (default: ``mcpServers`` or ``servers``, whichever the file has)."""
+    key = key or servers_key(data, source)
+    servers = data[key] if isinstance(data, dict) and key in data else {}
     if not isinstance(servers, dict):
         raise ConfigError(f"{source}: {key} must be an object of servers by name")
     env = os.environ if environ is None else environ
     out: dict[str, ServerConfig] = {}
     for name, entry in servers.items():
         where = f"{source}: {key}.{name}"
-        out[name] = _entry(name, entry, where, _Expander(env, workspace, where))
+        out[name] = _entry(name, entry, where, _Expander(env, workspace, where), workspace)
     return out
 
 
-def _entry(name: str, entry: Any, where: str, expand: _Expander) -> ServerConfig:
+# The keys each kind of server takes; anything else is warned about and ignored.
+_COMMON_KEYS = {"type", "transport", "disabled", "timeout", "startup_timeout_sec", "tool_timeout_sec"}
+_STDIO_KEYS = {"command", "args", "env", "envFile", "cwd"}
+_REMOTE_KEYS = {"url", "headers", "oauth"}
+_APPROVALS = "tools that never ask are set per kernel: MCPMagics.approval_allow or ApprovalPolicy.allow"
+_HINTS = {"autoApprove": _APPROVALS, "alwaysAllow": _APPROVALS, "headersHelper": "write headers with ${VAR} instead"}
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, ConfigWarning, stacklevel=4)
+
+
+def _check_keys(entry: dict[str, Any], kind: str, where: str) -> None:
+    own, other = (_STDIO_KEYS, _REMOTE_KEYS) if kind == "stdio" else (_REMOTE_KEYS, _STDIO_KEYS)
+    for key in entry:
+        if key in _COMMON_KEYS or key in own:
+            continue
+        if key in other:
+            _warn(f"{where}: '{key}' does not apply to a {kind} server; ignored")
+        else:
+            hint = _HINTS.get(key)
+            _warn(f"{where}: '{key}' is not supported; ignored" + (f"; {hint}" if hint else ""))
+
+
+def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
+    """disabled and the per-server timeouts: Claude Code's ``timeout`` (milliseconds, the
+    request timeout) and Codex's ``startup_timeout_sec`` and ``tool_timeout_sec``."""
+    out: dict[str, Any] = {}
+    disabled = entry.get("disabled", False)
+    if not isinstance(disabled, bool):
+        raise ConfigError(f"{where}.disabled: must be true or false")
+    out["disabled"] = disabled
+    timeout = _seconds(entry, "timeout", where)
+    if timeout is not None:
+        if timeout < 1000:
+            # Claude Code ignores these too; a bare 60 is usually meant as seconds (Cline).
+            _warn(
+                f"{where}.timeout: {timeout:g} is in milliseconds, and below 1000 it is ignored; "
+                f"write {timeout * 1000:g} for {timeout:g} s"
+            )
+        else:
+            out["request_timeout"] = timeout / 1000
+    for key, name in (("startup_timeout_sec", "startup_timeout"), ("tool_timeout_sec", "request_timeout")):
+        value = _seconds(entry, key, where)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def _seconds(entry: dict[str, Any], key: str, where: str) -> float | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"{where}.{key}: must be a number above 0, not {json.dumps(value)}")
+    return float(value)
+
+
+def _entry(name: str, entry: Any, where: str, expand: _Expander, workspace: str | None) -> ServerConfig:
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: must be an object")
     kind = entry.get("type") or entry.get("transport")
@@ -136,16 +269,23 @@ def _entry(name: str, entry: Any, where: str, expand: _Expander) -> ServerConfig
     kind = _TRANSPORT_ALIASES.get(kind, kind)
     if kind not in TRANSPORTS:
         raise ConfigError(f"{where}.type: unknown transport {kind!r}; use stdio, http or sse")
+    _check_keys(entry, kind, where)
+    options = _options(entry, where)
     try:
         if kind == "stdio":
             command = _string(entry, "command", where, required=True)
+            env = {k: expand(v, f"env.{k}") for k, v in _string_map(entry, "env", where).items()}
+            env_file = expand(_string(entry, "envFile", where), "envFile")
+            if env_file:
+                env = {**read_env_file(Path(workspace or ".") / env_file, f"{where}.envFile"), **env}
             return ServerConfig(
                 name=name,
                 transport="stdio",
                 command=expand(command, "command"),
                 args=[expand(a, f"args[{i}]") for i, a in enumerate(_strings(entry, "args", where))],
-                env={k: expand(v, f"env.{k}") for k, v in _string_map(entry, "env", where).items()},
+                env=env,
                 cwd=expand(_string(entry, "cwd", where), "cwd") or None,
+                **options,
             )
         return ServerConfig(
             name=name,
@@ -153,6 +293,7 @@ def _entry(name: str, entry: Any, where: str, expand: _Expander) -> ServerConfig
             url=expand(_string(entry, "url", where, required=True), "url"),
             headers={k: expand(v, f"headers.{k}") for k, v in _string_map(entry, "headers", where).items()},
             oauth=_oauth(entry, where, expand),
+            **options,
         )
     except ConfigError as e:
         if str(e).startswith(where):
@@ -160,13 +301,14 @@ def _entry(name: str, entry: Any, where: str, expand: _Expander) -> ServerConfig
         raise ConfigError(f"{where}: {e}") from None
 
 
+# callbackPort: Claude Code's name for the redirect port.
 _OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret", "clientMetadataUrl": "client_metadata_url",
-               "scopes": "scopes", "redirectPort": "redirect_port"}  # fmt: skip
+               "scopes": "scopes", "redirectPort": "redirect_port", "callbackPort": "redirect_port"}  # fmt: skip
 
 
 def _oauth(entry: dict[str, Any], where: str, expand: _Expander) -> dict[str, Any]:
     """``"oauth": {"clientId", "clientSecret", "clientMetadataUrl", "scopes", "redirectPort"}``
-    (snake_case accepted too); ${VAR} works in each string."""
+    (snake_case and Claude Code's ``callbackPort`` accepted too); ${VAR} works in each string."""
     value = entry.get("oauth")
     if value is None:
         return {}
@@ -176,7 +318,8 @@ def _oauth(entry: dict[str, Any], where: str, expand: _Expander) -> dict[str, An
     for key, item in value.items():
         name = _OAUTH_KEYS.get(key) or (key if key in _OAUTH_KEYS.values() else None)
         if name is None:
-            raise ConfigError(f"{where}.oauth.{key}: unknown; use {', '.join(_OAUTH_KEYS)}")
+            _warn(f"{where}.oauth: '{key}' is not supported; ignored (known: {', '.join(_OAUTH_KEYS)})")
+            continue
         if name == "redirect_port":
             if not isinstance(item, int) or not 0 <= item < 65536:
                 raise ConfigError(f"{where}.oauth.{key}: must be a port number")
@@ -220,6 +363,36 @@ def _string_map(entry: dict[str, Any], key: str, where: str) -> dict[str, str]:
     return out
 
 
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def read_env_file(path: Path, where: str) -> dict[str, str]:
+    """A dotenv file (VS Code's ``envFile``): ``KEY=VALUE`` lines, ``#`` comments, an
+    optional ``export``, values optionally quoted. No expansion inside it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: {path}: no such file") from None
+    except OSError as e:
+        raise ConfigError(f"{where}: {path}: cannot read it ({e.strerror})") from None
+    out: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, eq, value = line.removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not _ENV_NAME.match(key):
+            # The line is not shown: it may hold a secret.
+            raise ConfigError(f"{where}: {path} line {number}: expected KEY=VALUE")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        out[key] = value
+    return out
+
+
 class _Expander:
     def __init__(self, environ: Mapping[str, str], workspace: str | None, where: str) -> None:
         self.environ = environ
@@ -251,7 +424,7 @@ class _Expander:
         return value
 
 
-def _strip_jsonc(text: str) -> str:
+def strip_jsonc(text: str) -> str:
     """Remove // and /* */ comments and trailing commas outside strings (VS Code's JSONC)."""
     out: list[str] = []
     i, n = 0, len(text)
@@ -284,3 +457,19 @@ def _strip_jsonc(text: str) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+__all__ = [
+    "PYTHON_NAMES",
+    "TRANSPORTS",
+    "ServerConfig",
+    "check_server_name",
+    "load_config",
+    "parse_config",
+    "read_env_file",
+    "read_json",
+    "resolve_command",
+    "servers_key",
+    "strip_jsonc",
+    "workspace_of",
+]

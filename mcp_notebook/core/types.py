@@ -16,6 +16,7 @@ class Status(str, enum.Enum):
     FAILED = "failed"
     NEEDS_AUTH = "needs_auth"
     CLOSED = "closed"
+    DISABLED = "disabled"  # "disabled": true in its config file: registered, not connected
 
     def __str__(self) -> str:
         return self.value

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.types import CallResult, PromptResult, ReadResult
+from ..core.types import CallResult, PromptResult, ReadResult, Status
 from ..runtime.server import Server
 
 _MUTED = "color:#777;font-size:0.85em"
@@ -259,6 +259,8 @@ def summary_line(server: Server, counts: dict[str, int | None]) -> str:
     """One line about a server: ✓ name: server version · protocol · counts."""
     if server.error:
         return f"✗ {server.name}: {server.error}"
+    if server.status is Status.DISABLED:
+        return f"○ {server.name}: disabled ({server.config.source}); %mcp restart {server.name} connects it"
     info = server.server_info
     shown = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in counts.items() if n is not None)
     return (
@@ -272,12 +274,16 @@ class ServerStatus:
 
     def __init__(self, server: Server) -> None:
         self.server = server
+        config = server.config
         self.facts = {
             "name": server.name,
             "status": server.status.value,
             "error": server.error,
-            "transport": server.config.transport,
-            "target": server.config.describe(),
+            "source": config.source,
+            "transport": config.transport,
+            "target": config.describe(),  # python → /venv/bin/python -m … when resolved
+            "startup_timeout": config.startup_timeout if server.startup_timeout is None else server.startup_timeout,
+            "request_timeout": config.request_timeout,  # only when the config sets its own
             "pid": server.pid,
             "server": server.server_info.get("name"),
             "title": server.server_info.get("title"),
@@ -288,8 +294,8 @@ class ServerStatus:
         self.instructions = server.instructions
 
     def __repr__(self) -> str:
-        lines = [f"{k:10} {v}" for k, v in self.facts.items() if v is not None]
-        lines.append(f"{'capabilities':10} {json.dumps(self.capabilities)}")
+        lines = [f"{k:15} {v}" for k, v in self.facts.items() if v is not None]
+        lines.append(f"{'capabilities':15} {json.dumps(self.capabilities)}")
         if self.instructions:
             lines += ["instructions:", self.instructions]
         return "\n".join(lines)

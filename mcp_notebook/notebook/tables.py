@@ -16,6 +16,7 @@ SERVER_COLUMNS = [
     "name",
     "transport",
     "status",
+    "source",
     "server",
     "version",
     "protocol",

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..core.approval import ApprovalPolicy
-from ..core.config import ServerConfig, check_server_name, load_config
+from ..core.config import ServerConfig, check_server_name
 from ..core.naming import ToolNames
 from ..core.oauth import LoginRequest
+from ..core.scopes import load_servers
 from ..core.session import Handlers
 from ..core.tokens import TokenStore, default_store
 from ..core.types import CallResult, Status
@@ -170,6 +171,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         oauth: Mapping[str, Any] | None = None,
         startup_timeout: float | None = None,
+        request_timeout: float | None = None,
         connect: bool = True,
     ) -> Server:
         """Register a server (replacing one of the same name) and connect to it.
@@ -178,7 +180,9 @@ class Client:
         ``oauth``: ``client_id``, ``client_secret``, ``client_metadata_url``, ``scopes``,
         ``redirect_port``, when its login needs them). If the connection fails the server
         stays registered with status ``failed`` (or ``needs_auth``) and the error is
-        raised; ``restart`` tries again.
+        raised; ``restart`` tries again. ``python`` as the command means this Python
+        (``sys.executable``). ``startup_timeout`` and ``request_timeout`` (seconds) override
+        the Settings for this server.
         """
         check_server_name(name)
         config = ServerConfig(
@@ -191,29 +195,38 @@ class Client:
             url=url,
             headers=dict(headers or {}),
             oauth=dict(oauth or {}),
+            startup_timeout=startup_timeout,
+            request_timeout=request_timeout,
         )
-        return await self.aadd_config(config, startup_timeout=startup_timeout, connect=connect)
+        return await self.aadd_config(config, connect=connect)
 
     async def aadd_config(
         self, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True
     ) -> Server:
+        """Register a server from its config (replacing one of the same name) and connect,
+        unless the config is ``disabled`` (``restart`` connects it then)."""
         old = self._servers.get(config.name)
         if old is not None:
             await old.aclose()
             self._tool_names.forget_server(config.name)
         server = Server(self, config, startup_timeout=startup_timeout)
         self._servers[config.name] = server
-        if connect:
+        if connect and not config.disabled:
             await server.aconnect()
         return server
 
-    async def aload(self, path: str | os.PathLike[str] = ".mcp.json", *, connect: bool = True) -> list[Server]:
-        """Add every server of a ``.mcp.json`` or VS Code ``mcp.json`` file, connecting
-        them concurrently. A server that fails to connect is kept with status ``failed``."""
-        configs = load_config(path)
-        servers = [await self.aadd_config(c, connect=False) for c in configs.values()]
+    async def aload(self, path: str | os.PathLike[str] | None = None, *, connect: bool = True) -> list[Server]:
+        """Add every server of a ``.mcp.json`` or VS Code ``mcp.json`` file, or with no path
+        the saved servers of every scope (user, project ``./.mcp.json``, local; see
+        mcp_notebook.core.scopes), connecting them concurrently. A server that fails to
+        connect is kept with status ``failed``; a ``disabled`` one is registered, not connected."""
+        return await self.aadd_configs(load_servers(path).values(), connect=connect)
+
+    async def aadd_configs(self, configs: Iterable[ServerConfig], *, connect: bool = True) -> list[Server]:
+        """Register these servers, then connect them concurrently (not the disabled ones)."""
+        servers = [await self.aadd_config(c, connect=False) for c in configs]
         if connect:
-            await asyncio.gather(*(s.aconnect() for s in servers), return_exceptions=True)
+            await asyncio.gather(*(s.aconnect() for s in servers if not s.config.disabled), return_exceptions=True)
         return servers
 
     async def aremove(self, name: str) -> None:
@@ -251,6 +264,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         oauth: Mapping[str, Any] | None = None,
         startup_timeout: float | None = None,
+        request_timeout: float | None = None,
         connect: bool = True,
     ) -> Server:
         return self._run(
@@ -265,6 +279,7 @@ class Client:
                 headers=headers,
                 oauth=oauth,
                 startup_timeout=startup_timeout,
+                request_timeout=request_timeout,
                 connect=connect,
             )
         )
@@ -272,8 +287,12 @@ class Client:
     def add_config(self, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True) -> Server:
         return self._run(self.aadd_config(config, startup_timeout=startup_timeout, connect=connect))
 
-    def load(self, path: str | os.PathLike[str] = ".mcp.json", *, connect: bool = True) -> list[Server]:
-        return self._run(self.aload(path, connect=connect))
+    def load(self, path: str | os.PathLike[str] | None = None, *, connect: bool = True) -> list[Server]:
+        # Read here, not on the loop: a file's warnings reach this thread's warning filters.
+        return self.add_configs(load_servers(path).values(), connect=connect)
+
+    def add_configs(self, configs: Iterable[ServerConfig], *, connect: bool = True) -> list[Server]:
+        return self._run(self.aadd_configs(list(configs), connect=connect))
 
     def remove(self, name: str) -> None:
         self._run(self.aremove(name))
@@ -291,12 +310,14 @@ class Client:
         return server.call_tool(tool, arguments, timeout=timeout, **kwargs)
 
     def status(self) -> list[JSON]:
-        """One row per server: name, transport, status, server, version, protocol, error."""
+        """One row per server: name, transport, status, source, server, version, protocol,
+        error. ``source``: kernel (added here), user, project, local, or a config file's path."""
         return [
             {
                 "name": s.name,
                 "transport": s.transport_name,
                 "status": s.status.value,
+                "source": s.config.source,
                 "server": s.server_info.get("name"),
                 "version": s.server_info.get("version"),
                 "protocol": s.protocol_version,

@@ -109,9 +109,9 @@ class Server:
     def __init__(self, client: Client, config: ServerConfig, *, startup_timeout: float | None = None) -> None:
         self._client = client
         self.config = config
-        self.status = Status.CLOSED
+        self.status = Status.DISABLED if config.disabled else Status.CLOSED
         self.error: str | None = None
-        self.startup_timeout = startup_timeout
+        self.startup_timeout = startup_timeout  # overrides the config's and the Settings' when given
         self._session: ClientSession | None = None
         self._transport: Any = None
         self.transport_name = config.transport  # what is in use (auto resolves to http or sse)
@@ -160,6 +160,18 @@ class Server:
     @property
     def protocol_version(self) -> str | None:
         return self._session.protocol_version if self._session else None
+
+    @property
+    def request_timeout(self) -> float | None:
+        """The default for this server's requests: its config's, else the Settings'."""
+        own = self.config.request_timeout
+        return own if own is not None else self._client.settings.request_timeout
+
+    def _startup_timeout(self, settings: Settings) -> float:
+        for value in (self.startup_timeout, self.config.startup_timeout):
+            if value is not None:
+                return value
+        return settings.startup_timeout
 
     @property
     def pid(self) -> int | None:
@@ -219,9 +231,9 @@ class Server:
         self.status, self.error = Status.CONNECTING, None
         transport: Any
         if kind == "stdio":
-            assert config.command is not None
+            assert config.executable is not None
             transport = StdioTransport(
-                StdioParameters(config.command, config.args, config.env, config.cwd),
+                StdioParameters(config.executable, config.args, config.env, config.cwd),
                 max_message_size=settings.max_message_size,
             )
         else:
@@ -241,11 +253,11 @@ class Server:
             transport,
             name=self.name,
             handlers=self._client.handlers,
-            request_timeout=settings.request_timeout,
+            request_timeout=self.request_timeout,
         )
         self._transport, self._session = transport, session
         session.add_listener(self._on_notification)
-        timeout = self.startup_timeout if self.startup_timeout is not None else settings.startup_timeout
+        timeout = self._startup_timeout(settings)
         try:
             await session.start(timeout=timeout)
         except BaseException as e:
@@ -295,7 +307,8 @@ class Server:
     @_on_loop
     async def aclose(self) -> None:
         session, self._session = self._session, None
-        self.status = Status.CLOSED
+        if not (self.status is Status.DISABLED and session is None):
+            self.status = Status.CLOSED  # a disabled server that never connected stays disabled
         self.error = None
         if session is not None:
             await session.close()
@@ -376,7 +389,7 @@ class Server:
 
     def _request(self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None) -> JSON:
         if timeout is _DEFAULT:
-            timeout = self._client.settings.request_timeout
+            timeout = self.request_timeout
         session = self._session
         if session is None or not session.can_block or self._loop.in_loop_thread():
             return self._run(self._arequest(method, params, timeout, on_progress))
@@ -416,7 +429,7 @@ class Server:
         self, method: str, params: JSON | None, timeout: Any = _DEFAULT, on_progress: Any = None
     ) -> Coroutine[Any, Any, JSON]:
         if timeout is _DEFAULT:
-            timeout = self._client.settings.request_timeout
+            timeout = self.request_timeout
         if not self._remote:  # stdio: sessions never expire
             return self._connected().request(method, params, timeout=timeout, on_progress=on_progress)
         return self._with_session(lambda s: s.request(method, params, timeout=timeout, on_progress=on_progress), method)
