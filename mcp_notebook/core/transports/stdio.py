@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import MCPError, ServerExited, StartupError
+from ...errors import MCPError, ProtocolError, ServerExited, StartupError
 from .. import jsonline, reaper
 from ..redact import redact_args
 from .base import MessageSink
@@ -132,6 +132,7 @@ class StdioTransport:
             on_message=self._deliver,
             on_too_large=sink.on_too_large,
             on_garbage=lambda text: self.diagnostics.append(text[:STDERR_LINE_CHARS]),
+            on_bad_reply=self._bad_reply,
             on_eof=self._stdout_eof,
         )
         if os.name == "posix":
@@ -234,6 +235,13 @@ class StdioTransport:
                 self._reader.hand_off()
         else:
             sink.on_message(message)  # a response on a blocking caller's thread: settled here
+
+    def _bad_reply(self, request_id: int | str, why: str) -> None:
+        assert self._sink is not None
+        error = ProtocolError(
+            f"server {self.describe()!r} sent a reply that cannot be read: {why}; the line is in its diagnostics"
+        )
+        self._sink.fail_request(request_id, error)
 
     def _deliver_on_loop(self, message: dict[str, Any]) -> None:
         self._processed += 1
