@@ -489,6 +489,9 @@ class ClientSession:
     def _fail_all(self, error: MCPError | None) -> None:
         self._closed = True
         self.closed_error = error
+        if self._sweep_timer is not None:  # the loop would hold this session (and all it holds) until then
+            self._sweep_timer.cancel()
+            self._sweep_timer = self._sweep_at = None
         for pending in list(self._pending.values()):
             self._settle(pending, error=self._closed_exception(pending.method))
         for task in self._incoming.values():

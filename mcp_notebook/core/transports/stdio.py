@@ -101,6 +101,7 @@ class StdioTransport:
         self._stderr_partial = ""
         self._exited = asyncio.Event()
         self._finished = False
+        self._finish_timer: asyncio.TimerHandle | None = None
         self._closing = False
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -254,7 +255,7 @@ class StdioTransport:
             self._loop.call_soon_threadsafe(self._stdout_eof)
             return
         # The process is exiting (or closed stdout): give its exit code a moment.
-        self._loop.call_later(0.2, self._finish)  # type: ignore[union-attr]
+        self._finish_soon()
 
     def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
         """Read replies on this thread until ``done()`` (see PipeReader.pump)."""
@@ -278,9 +279,16 @@ class StdioTransport:
         self._exited.set()
         # Let the pipes drain (the last stderr lines matter), but do not wait for a
         # grandchild that keeps them open.
-        asyncio.get_running_loop().call_later(0.2, self._finish)
+        self._finish_soon()
+
+    def _finish_soon(self) -> None:
+        if self._finish_timer is None and not self._finished:
+            self._finish_timer = asyncio.get_running_loop().call_later(0.2, self._finish)
 
     def _finish(self) -> None:
+        if self._finish_timer is not None:  # finished sooner (closed): the timer would hold us
+            self._finish_timer.cancel()
+            self._finish_timer = None
         if self._finished:
             return
         self._finished = True
