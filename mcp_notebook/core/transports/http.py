@@ -174,8 +174,8 @@ class _HttpBase:
             message = json.loads(data)
         except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
             error = self._unreadable(data, rid)
-            if error is not None:
-                self._sink.fail_request(rid, error)  # type: ignore[arg-type]
+            if error is not None and rid is not None:
+                self._sink.fail_request(rid, error)
             return error is not None
         answered = False
         for item in message if isinstance(message, list) else [message]:
