@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -23,11 +25,14 @@ from mcp_notebook import (
     NotConnected,
     ProtocolError,
     RequestTimeout,
+    Server,
     ServerExited,
     Settings,
     StartupError,
     Status,
 )
+from mcp_notebook.core.session import ClientSession
+from mcp_notebook.core.transports.stdio import StdioTransport
 
 WAIT = 20.0
 
@@ -325,3 +330,21 @@ def test_async_timeout_cancels_on_server(client: Client) -> None:
         asyncio.run(main())
     assert wait_for(lambda: "timed out" in server.stderr)
     assert server.call_tool("echo", {"message": "alive"}).text == "alive"
+
+
+def test_removed_servers_do_not_linger(client: Client) -> None:
+    """Closing cancels the timers that refer to a connection (the request timeout's): a
+    removed server, its session and its transport are freed then, not when they would fire."""
+    kinds = (Server, ClientSession, StdioTransport)
+
+    def alive() -> Counter[str]:
+        gc.collect()
+        return Counter(type(o).__name__ for o in gc.get_objects() if type(o) in kinds)
+
+    before = alive()
+    for i in range(50):
+        server = client.add("cycle", *faulty_cmd("ok"))
+        assert server.call_tool("echo", {"message": str(i)}).text == str(i)
+        client.remove("cycle")
+    del server
+    assert wait_for(lambda: alive() == before), f"still alive: {alive() - before}"

@@ -499,3 +499,20 @@ def test_url_elicitation_required(ip: InteractiveShell, capsys: pytest.CaptureFi
         line(ip, "call urls.needs_url")
     assert "Connect your account: https://auth.example/connect" in capsys.readouterr().err
     run(ip, "%mcp remove urls")
+
+
+def test_a_malformed_log_or_progress_breaks_nothing_in_the_cell(ip: InteractiveShell) -> None:
+    # A log message whose params are a list, a progress total "xyz": skipped where they
+    # arrive, so the call's cell and %mcp logs work (they raised AttributeError, ValueError).
+    run(ip, f"%mcp add hostile -- {sys.executable} {ROOT / 'tests/servers/hostile.py'}")
+    try:
+        for kind in ("log-params-list", "progress-total-string"):
+            assert run(ip, f"%mcp call hostile.bad kind={kind}").text == f"after {kind}"
+        logs = run(ip, "%mcp logs hostile")
+        text = repr(logs)
+        assert "log messages (0):" in text
+        assert "notifications/message params that are a list, not an object" in text
+        assert "a progress total that is a string, not a number" in text
+        assert "a progress total that is a string" in logs._repr_html_()
+    finally:
+        run(ip, "%mcp remove hostile")

@@ -28,8 +28,10 @@ from ..errors import (
     RequestTimeout,
     RPCError,
 )
+from .messages import excerpt, malformed
 from .protocol import (
     INTERNAL_ERROR,
+    INVALID_REQUEST,
     LATEST_PROTOCOL_VERSION,
     METHOD_NOT_FOUND,
     SUPPORTED_PROTOCOL_VERSIONS,
@@ -417,25 +419,43 @@ class ClientSession:
     # -- receiving (called by the transport, on the loop) ------------------------------
 
     def on_message(self, message: JSON) -> None:
-        method = message.get("method")
-        if method is not None:
-            if "id" in message:
-                self._on_request(message)
+        try:
+            # Checked here, once, for every transport: what passes has the types dispatch reads.
+            problem = malformed(message)
+            if problem is not None:
+                self._malformed(message, problem)
+                return
+            method = message.get("method")
+            if method is not None:
+                if "id" in message:
+                    self._on_request(message)
+                else:
+                    self._on_notification(method, message.get("params") or {})
+                return
+            pending = self._pending.get(message["id"])
+            if pending is None or pending.future.done():
+                self.diagnostics.append(f"response to unknown or finished request id {message['id']!r}")
+            elif "error" in message:
+                self._settle(pending, error=_rpc_error(message["error"]))
             else:
-                self._on_notification(method, message.get("params") or {})
+                self._settle(pending, result=message["result"])
+        except Exception as e:  # nothing may reach the transport's reader: it has more to read
+            self.diagnostics.append(f"handling {excerpt(message, 80)} failed: {type(e).__name__}: {e}")
+
+    def _malformed(self, message: Any, problem: str) -> None:
+        """Skip a malformed message, noting it; whoever waits on it hears why at once."""
+        self.diagnostics.append(f"skipped a malformed message ({problem}): {excerpt(message)}")
+        rid = message.get("id") if isinstance(message, dict) else None
+        if isinstance(rid, bool) or not isinstance(rid, (int, str)):
             return
-        rid = message.get("id")
-        pending = self._pending.get(rid) if isinstance(rid, (int, str)) else None
-        if pending is None or pending.future.done():
-            self.diagnostics.append(f"response to unknown or finished request id {rid!r}")
+        if "method" in message:  # a request: the server gets an error rather than silence
+            reply = {"jsonrpc": "2.0", "id": rid, "error": _error_object(INVALID_REQUEST, f"malformed: {problem}")}
+            self._spawn(self._reply(reply))
             return
-        if "error" in message:
-            self._settle(pending, error=_rpc_error(message["error"]))
-        elif isinstance(message.get("result"), dict):
-            self._settle(pending, result=message["result"])
-        else:
-            what = "a non-object result" if "result" in message else "neither result nor error"
-            self._settle(pending, error=ProtocolError(f"server {self.name!r} answered {pending.method} with {what}"))
+        pending = self._pending.get(rid)
+        if pending is not None and not pending.settled:
+            error = ProtocolError(f"server {self.name!r} answered {pending.method} with {problem}")
+            self._settle(pending, error=error)
 
     def _settle(self, pending: _Pending, result: JSON | None = None, error: MCPError | None = None) -> None:
         """Complete a request's future. Responses may be read on a blocking caller's
@@ -476,6 +496,9 @@ class ClientSession:
     def _fail_all(self, error: MCPError | None) -> None:
         self._closed = True
         self.closed_error = error
+        if self._sweep_timer is not None:  # the loop would hold this session (and all it holds) until then
+            self._sweep_timer.cancel()
+            self._sweep_timer = self._sweep_at = None
         for pending in list(self._pending.values()):
             self._settle(pending, error=self._closed_exception(pending.method))
         for task in self._incoming.values():
@@ -576,6 +599,9 @@ class ClientSession:
             reply = {"jsonrpc": "2.0", "id": rid, "error": _error_object(INTERNAL_ERROR, f"{type(e).__name__}: {e}")}
         finally:
             self._incoming.pop(rid, None)
+        await self._reply(reply)
+
+    async def _reply(self, reply: JSON) -> None:
         if not self._closed:
             try:
                 await self.transport.send(reply)
@@ -662,10 +688,8 @@ def _not_json(method: str, error: TypeError) -> ArgumentError:
     return ArgumentError(f"{method}: {error}; nothing was sent: give text, numbers, booleans, None, lists or dicts")
 
 
-def _rpc_error(error: Any) -> MCPError:
-    if not isinstance(error, dict) or not isinstance(error.get("code"), int):
-        return ProtocolError(f"malformed JSON-RPC error object: {str(error)[:200]}")
-    return RPCError(error["code"], str(error.get("message", "")), error.get("data"))
+def _rpc_error(error: JSON) -> MCPError:
+    return RPCError(error["code"], error.get("message", ""), error.get("data"))
 
 
 __all__ = ["ClientSession", "Handlers"]

@@ -172,13 +172,11 @@ class _HttpBase:
             return rid is not None
         try:
             message = json.loads(data)
-        except ValueError:
-            self.diagnostics.append(str(data)[:2000])
-            if rid is not None:
-                self._sink.fail_request(
-                    rid, ProtocolError(f"{self.shown} replied with something that is not JSON: {str(data)[:80]!r}")
-                )
-            return rid is not None
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
+            error = self._unreadable(data, rid)
+            if error is not None and rid is not None:
+                self._sink.fail_request(rid, error)
+            return error is not None
         answered = False
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
@@ -186,6 +184,16 @@ class _HttpBase:
                     answered = True
                 self._sink.on_message(item)
         return answered
+
+    def _unreadable(self, data: str | bytes, rid: int | str | None) -> ProtocolError | None:
+        """Note a body or event that is not JSON; the error for request ``rid`` when it was
+        meant as its reply. One that names a method is the server's own message (a broken
+        notification): the reply may still come, and if not, the stream's end says so."""
+        self.diagnostics.append(str(data)[:2000])
+        names_method = b'"method"' in data if isinstance(data, bytes) else '"method"' in data
+        if rid is None or names_method:
+            return None
+        return ProtocolError(f"{self.shown} replied with something that is not JSON: {str(data)[:80]!r}")
 
     async def _read_body(self, response: httpx.Response, rid: int | str | None) -> bytes | None:
         """The whole body, or None (and the request failed) once it passes the size limit."""
@@ -361,11 +369,11 @@ class StreamableHttpTransport(_HttpBase):
             return True
         try:
             message = json.loads(data)
-        except ValueError:
-            self.diagnostics.append(str(data)[:2000])
-            error = ProtocolError(f"{self.shown} replied with something that is not JSON: {str(data)[:80]!r}")
-            self._call_on_loop(self._fail, rid, error)
-            return True
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
+            error = self._unreadable(data, rid)
+            if error is not None:
+                self._call_on_loop(self._fail, rid, error)
+            return error is not None
         answered = False
         for item in message if isinstance(message, list) else [message]:
             if not isinstance(item, dict):

@@ -30,6 +30,31 @@ _ID_AT_START = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:
 _ID_AT_END = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]*")\s*\}\s*$')
 
 
+def _reply_id(line: bytearray, text: str) -> int | str | None:
+    """The id of the response a line that failed to decode was meant to be, if it shows.
+
+    With its undecodable bytes replaced the line may parse; else the id is looked for where
+    the SDKs write it. A line that names a method is the server's own: its id is not ours."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        if b'"method"' in line:
+            return None
+        match = _ID_AT_START.search(line) or _ID_AT_END.search(line)
+        return json.loads(match.group(1)) if match else None  # type: ignore[no-any-return]
+    if isinstance(message, dict) and "method" not in message and type(message.get("id")) in (int, str):
+        return message["id"]  # type: ignore[no-any-return]
+    return None
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return f"byte 0x{error.object[error.start]:02x} at position {error.start} is not UTF-8"
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply"
+    return f"it is not JSON ({str(error)[:100]})"
+
+
 class PipeWriter:
     """A non-blocking pipe that any thread may write to, in order.
 
@@ -124,6 +149,7 @@ class PipeReader:
         on_message: Callable[[Any], None],
         on_too_large: Callable[[int | str | None, int], None],
         on_garbage: Callable[[str], None],
+        on_bad_reply: Callable[[int | str, str], None],
         on_eof: Callable[[], None],
     ) -> None:
         os.set_blocking(fd, False)
@@ -133,6 +159,7 @@ class PipeReader:
         self._on_message = on_message
         self._on_too_large = on_too_large
         self._on_garbage = on_garbage
+        self._on_bad_reply = on_bad_reply
         self._on_eof = on_eof
         self._read_lock = threading.Lock()
         self._last_pump = 0.0
@@ -263,10 +290,13 @@ class PipeReader:
     def _line(self, line: bytearray) -> None:
         try:
             message = jsonline.decode(line)
-        except ValueError:
+        except (ValueError, RecursionError) as e:  # RecursionError: nested too deep to parse
             text = line.decode("utf-8", "replace").strip()
             if text:
                 self._on_garbage(text)
+                rid = _reply_id(line, text)
+                if rid is not None:  # a broken reply: its request fails now, not at its timeout
+                    self._on_bad_reply(rid, _why(e))
             return
         if isinstance(message, dict):
             self._on_message(message)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import MCPError, ServerExited, StartupError
+from ...errors import MCPError, ProtocolError, ServerExited, StartupError
 from .. import jsonline, reaper
 from ..redact import redact_args
 from .base import MessageSink
@@ -101,6 +101,7 @@ class StdioTransport:
         self._stderr_partial = ""
         self._exited = asyncio.Event()
         self._finished = False
+        self._finish_timer: asyncio.TimerHandle | None = None
         self._closing = False
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -132,6 +133,7 @@ class StdioTransport:
             on_message=self._deliver,
             on_too_large=sink.on_too_large,
             on_garbage=lambda text: self.diagnostics.append(text[:STDERR_LINE_CHARS]),
+            on_bad_reply=self._bad_reply,
             on_eof=self._stdout_eof,
         )
         if os.name == "posix":
@@ -235,6 +237,13 @@ class StdioTransport:
         else:
             sink.on_message(message)  # a response on a blocking caller's thread: settled here
 
+    def _bad_reply(self, request_id: int | str, why: str) -> None:
+        assert self._sink is not None
+        error = ProtocolError(
+            f"server {self.describe()!r} sent a reply that cannot be read: {why}; the line is in its diagnostics"
+        )
+        self._sink.fail_request(request_id, error)
+
     def _deliver_on_loop(self, message: dict[str, Any]) -> None:
         self._processed += 1
         assert self._sink is not None
@@ -246,7 +255,7 @@ class StdioTransport:
             self._loop.call_soon_threadsafe(self._stdout_eof)
             return
         # The process is exiting (or closed stdout): give its exit code a moment.
-        self._loop.call_later(0.2, self._finish)  # type: ignore[union-attr]
+        self._finish_soon()
 
     def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
         """Read replies on this thread until ``done()`` (see PipeReader.pump)."""
@@ -270,9 +279,16 @@ class StdioTransport:
         self._exited.set()
         # Let the pipes drain (the last stderr lines matter), but do not wait for a
         # grandchild that keeps them open.
-        asyncio.get_running_loop().call_later(0.2, self._finish)
+        self._finish_soon()
+
+    def _finish_soon(self) -> None:
+        if self._finish_timer is None and not self._finished:
+            self._finish_timer = asyncio.get_running_loop().call_later(0.2, self._finish)
 
     def _finish(self) -> None:
+        if self._finish_timer is not None:  # finished sooner (closed): the timer would hold us
+            self._finish_timer.cancel()
+            self._finish_timer = None
         if self._finished:
             return
         self._finished = True
