@@ -244,7 +244,7 @@ def test_sigkill_of_parent_leaves_no_server_behind(tmp_path: Path) -> None:
     # is beyond a parent-death signal; the reaper must take the whole group.
     script = textwrap.dedent(
         f"""
-        import sys, time
+        import os, sys, time
         sys.path.insert(0, {str(SERVERS.parent)!r})
         from conftest import faulty_cmd
         from mcp_notebook import Client
@@ -252,7 +252,7 @@ def test_sigkill_of_parent_leaves_no_server_behind(tmp_path: Path) -> None:
         command, args = faulty_cmd("ok")
         wrapped = client.add("wrapped", "sh", ["-c", " ".join([command, *args]) + "; echo unreachable"])
         direct = client.add("direct", command, args)
-        print(wrapped.pid, direct.pid, flush=True)
+        print(os.getpgid(wrapped.pid), os.getpgid(direct.pid), flush=True)
         time.sleep(60)
         """
     )
@@ -262,11 +262,108 @@ def test_sigkill_of_parent_leaves_no_server_behind(tmp_path: Path) -> None:
         groups = [int(p) for p in proc.stdout.readline().split()]
         assert len(groups) == 2
         assert all(_group_members(g) for g in groups)
-        assert len(_group_members(groups[0])) == 2  # sh and its python child
+        assert len(_group_members(groups[0])) >= 2  # sh and its python child (and the launcher)
     finally:
         proc.kill()
         proc.wait()
     assert wait_for(lambda: not any(_group_members(g) for g in groups)), "server processes outlived their parent"
+
+
+def _escapees(pidfile: Path) -> dict[str, int]:
+    """The pids the escaping server wrote (see tests/servers/escaping.py), once all three are there."""
+    found: dict[str, int] = {}
+
+    def complete() -> bool:
+        found.clear()
+        if pidfile.exists():
+            found.update((what, int(pid)) for what, pid in (line.split() for line in pidfile.read_text().splitlines()))
+        return found.keys() == {"server", "setsid", "daemon"}
+
+    assert wait_for(complete), f"the server did not start its processes: {found}"
+    return dict(found)
+
+
+def _kill_all(pids: dict[str, int]) -> None:
+    """Whatever the test found, leave nothing running on the machine."""
+    for pid in pids.values():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _is_subreaper() -> bool:
+    import ctypes
+
+    flag = ctypes.c_int()
+    ctypes.CDLL(None).prctl(37, ctypes.byref(flag))  # PR_GET_CHILD_SUBREAPER
+    return bool(flag.value)
+
+
+def _survivors(pids: dict[str, int]) -> dict[str, int]:
+    return {what: pid for what, pid in pids.items() if _alive(pid)}
+
+
+@pytest.mark.parametrize("env", [{"LC_CTYPE": "C"}, {"LANG": "C"}])
+def test_the_server_gets_the_environment_it_was_given(tmp_path: Path, env: dict[str, str]) -> None:
+    """The server sees its locale variables as given, whatever the interpreter that starts
+    it does with its own (Python coerces a C locale to C.UTF-8)."""
+    seen = tmp_path / "lc_ctype"
+    script = f'printf %s "${{LC_CTYPE-unset}}" > {seen}; exec {sys.executable} {SERVERS / "colliding.py"} env echo'
+    client = Client()
+    try:
+        client.add("env", "sh", ["-c", script], env=env)
+        assert seen.read_text() == {**os.environ, **env}.get("LC_CTYPE", "unset")
+    finally:
+        client.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreapers are Linux's")
+@pytest.mark.parametrize("how", ["remove", "close", "exit"])
+def test_no_process_of_a_server_outlives_its_connection(tmp_path: Path, how: str) -> None:
+    """A child in a session of its own and a double-forked daemon, both ignoring SIGTERM:
+    beyond any process group, yet gone once the connection is (removed, closed, or the
+    server itself exited)."""
+    pidfile = tmp_path / "pids"
+    client = Client()
+    pids: dict[str, int] = {}
+    try:
+        server = client.add("escaping", sys.executable, [str(SERVERS / "escaping.py"), str(pidfile)])
+        pids = _escapees(pidfile)
+        assert server.pid == pids["server"]  # the server's own pid, as %mcp status shows it
+        assert _survivors(pids) == pids
+        assert not _is_subreaper()  # the launcher is; we must not be (we would reap strays)
+        if how == "remove":
+            client.remove("escaping")
+        elif how == "close":
+            client.close()
+        else:
+            os.kill(pids["server"], signal.SIGKILL)
+        assert wait_for(lambda: not _survivors(pids)), f"outlived the connection: {_survivors(pids)}"
+    finally:
+        client.close()
+        _kill_all(pids)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreapers are Linux's")
+def test_sigkill_of_the_kernel_leaves_no_process_of_a_server(tmp_path: Path) -> None:
+    from kernels import Kernel, text_of
+
+    pidfile = tmp_path / "pids"
+    kernel = Kernel(cwd=str(tmp_path))
+    pids: dict[str, int] = {}
+    try:
+        escaping = SERVERS / "escaping.py"
+        out = text_of(kernel.run(f"%load_ext mcp_notebook\n%mcp add escaping -- {sys.executable} {escaping} {pidfile}"))
+        assert "✓ escaping" in out, out
+        pids = _escapees(pidfile)
+        assert _survivors(pids) == pids
+        pid = kernel.km.provisioner.pid  # type: ignore[union-attr]
+        os.kill(pid, signal.SIGKILL)
+        assert wait_for(lambda: not _survivors(pids)), f"outlived the kernel: {_survivors(pids)}"
+    finally:
+        _kill_all(pids)
+        kernel.close()
 
 
 def test_server_to_client_requests(client: Client) -> None:

@@ -87,6 +87,27 @@ def test_tools(ip: InteractiveShell) -> None:
     ]  # fmt: skip
 
 
+def test_tools_names_do_not_depend_on_what_was_added_first(ip: InteractiveShell) -> None:
+    """Server "h_" names its tool "t", added before "h" whose tool is "_t": "mcp__h___t"
+    stays h's, in the table and for calls by qualified name."""
+    from conftest import SERVERS
+
+    from mcp_notebook import get_client
+
+    colliding = SERVERS / "colliding.py"
+    run(ip, f"%mcp add h_ -- {sys.executable} {colliding} hostile t")
+    run(ip, f"%mcp add h -- {sys.executable} {colliding} victim _t")
+    try:
+        frame = run(ip, "%mcp tools").set_index(["server", "name"])["qualified_name"]
+        assert frame[("h", "_t")] == "mcp__h___t"
+        assert frame[("h_", "t")] != "mcp__h___t"
+        assert get_client().call_tool("mcp__h___t").text == "victim:_t"
+        assert get_client().call_tool(frame[("h_", "t")]).text == "hostile:t"
+    finally:
+        run(ip, "%mcp remove h_")
+        run(ip, "%mcp remove h")
+
+
 def test_resources_templates_prompts(ip: InteractiveShell) -> None:
     resources = run(ip, "%mcp resources demo")
     assert list(resources.columns) == RESOURCE_COLUMNS

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 
 from mcp_notebook import ArgumentError
-from mcp_notebook.core.naming import MAX_LENGTH, ToolNames, qualified_name
+from mcp_notebook.core import naming
+from mcp_notebook.core.naming import MAX_LENGTH, ToolNames, is_plain, qualified_name, split_qualified_name
 from mcp_notebook.core.validation import check_structured_output, validate_arguments
 
 SAFE = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -51,6 +53,65 @@ def test_names_that_sanitise_alike_do_not_collide() -> None:
 def test_unknown_name() -> None:
     with pytest.raises(KeyError):
         ToolNames().resolve("not_a_tool")
+
+
+# Parts chosen to meet at the separator: underscores at either end, "__" inside, unsafe and
+# non-ASCII characters, hash-like tails, lengths around the 64-character limit.
+TRICKY = [
+    "h", "h_", "_t", "t", "_", "__", "a", "b", "c", "a__b", "b__c", "a_", "_a", "__a", "a__", "a-", "-",
+    "x.y", "x_y", "x y", "é", "e", "résumé", "r_sum_", "\ud800", "0123456789abcdef", "t_0123456789abcdef",
+    "t_0123456789abcdef0123456789abcdef", "t_0123456789ABCDEF", "s" * 27, "s" * 28, "s" * 54, "t" * 55, "t" * 70, "",
+]  # fmt: skip
+PAIRS = [(s, t) for s in TRICKY for t in TRICKY]
+
+
+def test_no_two_pairs_share_a_name() -> None:
+    """The name is a function of the pair, so it must be one-to-one: a server can never
+    name its tools so that another server's tool gets, or loses, their name."""
+    rng = random.Random(12)
+    alphabet = "a_-.é0f"
+    randoms = [
+        ("".join(rng.choices(alphabet, k=rng.randint(0, 6))), "".join(rng.choices(alphabet, k=rng.randint(0, 70))))
+        for _ in range(20000)
+    ]
+    pairs = set(PAIRS) | set(randoms)
+    by_name: dict[str, tuple[str, str]] = {}
+    for pair in pairs:
+        name = qualified_name(*pair)
+        assert SAFE.match(name) and len(name) <= MAX_LENGTH, pair
+        assert by_name.setdefault(name, pair) == pair, f"{pair} and {by_name[name]} are both {name}"
+        # A plain name decodes to its pair alone; any other name decodes to nothing.
+        assert split_qualified_name(name) == (pair if is_plain(*pair) else None), pair
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (("h", "_t"), ("h_", "t")),
+        (("a", "b__c"), ("a__b", "c")),
+        (("a", "_b"), ("a_", "b")),
+        # A server named to look like another once sanitised, whose tool mimics that one's hashed name.
+        (("my.srv", "t"), ("my_srv", qualified_name("my.srv", "t").removeprefix("mcp__my_srv__"))),
+    ],
+)
+def test_names_do_not_depend_on_order(first: tuple[str, str], second: tuple[str, str]) -> None:
+    forward, backward = ToolNames(), ToolNames()
+    names = [forward.add(*first), forward.add(*second)]
+    assert [backward.add(*second), backward.add(*first)][::-1] == names
+    assert names == [qualified_name(*first), qualified_name(*second)] and names[0] != names[1]
+    for names_ in (forward, backward):
+        assert [names_.resolve(n) for n in names] == [first, second]
+
+
+def test_the_first_pair_keeps_its_name_if_the_hash_ever_collides(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two pairs with the same 64-bit hash cannot be found on purpose: pretend we found one.
+    monkeypatch.setattr(naming, "qualified_name", lambda server, tool: "mcp__same_0123456789abcdef")
+    names = ToolNames()
+    first = names.add("one", "t.x")
+    second = names.add("two", "t.x")
+    assert first == "mcp__same_0123456789abcdef" and second != first and len(second) <= MAX_LENGTH
+    assert names.add("one", "t.x") == first and names.add("two", "t.x") == second
+    assert names.resolve(first) == ("one", "t.x") and names.resolve(second) == ("two", "t.x")
 
 
 TOOL = {

@@ -1,5 +1,8 @@
 """A watchdog process that kills our servers' process groups if this process dies.
 
+Used where servers do not run under the launcher (launcher.py, Linux only), which does
+more: it also takes processes that left the group.
+
 A server started by a wrapper (``npx``, ``uvx``, a shell script) has grandchildren that a
 parent-death signal on the direct child does not reach, and SIGKILL of the kernel runs no
 cleanup code. So one small process per interpreter holds the read end of a pipe; we tell it

@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import sys
 import threading
 from collections import deque
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import MCPError, ProtocolError, ServerExited, StartupError
-from .. import jsonline, reaper
+from .. import jsonline, launcher, reaper
 from ..redact import redact_args
 from .base import MessageSink
 from .pipes import PipeReader, PipeWriter
@@ -26,8 +27,8 @@ STDERR_LINE_CHARS = 2000
 DIAGNOSTIC_LINES = 100
 
 
-def _prctl_pdeathsig() -> Any:
-    """A preexec function that makes the child die with us (Linux only), or None."""
+def _preexec(*calls: tuple[int, int]) -> Callable[[], None] | None:
+    """A preexec function making these prctl calls in the child (Linux only), or None."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -38,12 +39,16 @@ def _prctl_pdeathsig() -> Any:
         return None
 
     def preexec() -> None:
-        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        for option, value in calls:
+            prctl(option, value)
 
     return preexec
 
 
-_PREEXEC = _prctl_pdeathsig()
+# Started directly, a server dies with us (PR_SET_PDEATHSIG); through the launcher, the
+# launcher gets SIGTERM instead and takes the server's whole tree with it.
+_DIRECT = _preexec((launcher.PR_SET_PDEATHSIG, signal.SIGKILL))
+_LAUNCHED = _preexec(*launcher.SUBREAPER) if sys.executable else None
 
 
 @dataclass
@@ -64,15 +69,20 @@ class _PipeProtocol(asyncio.SubprocessProtocol):
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         self._owner._feed_stderr(data)  # stdout is ours (PipeReader), only stderr comes here
 
+    # Nothing to report for a process whose start failed (the launcher could not exec).
+
     def process_exited(self) -> None:
-        self._owner._process_exited()
+        if self._owner._proc is not None:
+            self._owner._process_exited()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._owner._finish()
+        if self._owner._proc is not None:
+            self._owner._finish()
 
 
 class StdioTransport:
-    """Runs the server as a child in its own process group and reads its pipes."""
+    """Runs the server in its own process group (on Linux under the launcher, which takes
+    the server's whole process tree down with it) and reads its pipes."""
 
     def __init__(
         self,
@@ -86,8 +96,11 @@ class StdioTransport:
         self.close_timeout = close_timeout
         self.stderr_lines: deque[str] = deque(maxlen=STDERR_LINES)
         self.diagnostics: deque[str] = deque(maxlen=DIAGNOSTIC_LINES)
-        self.pid: int | None = None
+        self.pid: int | None = None  # the server's own process
         self.returncode: int | None = None
+        self._group: int | None = None  # the process we started: the launcher, or the server
+        self._launched = False  # under the launcher, which then holds our end of _lifeline
+        self._lifeline: socket.socket | None = None
         self._sink: MessageSink | None = None
         self._proc: asyncio.SubprocessTransport | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -124,7 +137,9 @@ class StdioTransport:
             os.close(child_stdin)
             os.close(child_stdout)
         self._proc = proc
-        self.pid = proc.get_pid()
+        self._group = proc.get_pid()  # a session of its own: its pid is the group's id
+        if self.pid is None:
+            self.pid = self._group
         self._writer = PipeWriter(our_stdin, loop)
         self._reader = PipeReader(
             our_stdout,
@@ -136,25 +151,13 @@ class StdioTransport:
             on_bad_reply=self._bad_reply,
             on_eof=self._stdout_eof,
         )
-        if os.name == "posix":
-            reaper.watch(self.pid)
+        if os.name == "posix" and not self._launched:
+            reaper.watch(self._group)
 
     async def _spawn(self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int) -> asyncio.SubprocessTransport:
         p = self.params
-        posix = os.name == "posix"
         try:
-            proc, _ = await loop.subprocess_exec(
-                lambda: _PipeProtocol(self),
-                p.command,
-                *p.args,
-                stdin=stdin,
-                stdout=stdout,
-                stderr=asyncio.subprocess.PIPE,
-                env={**os.environ, **p.env},
-                cwd=p.cwd,
-                start_new_session=posix,  # own group: Ctrl-C in the kernel must not reach it
-                preexec_fn=_PREEXEC if posix else None,
-            )
+            return await self._start_process(loop, stdin, stdout)
         except FileNotFoundError as e:
             missing = p.cwd if p.cwd and not os.path.isdir(p.cwd) else p.command
             what = "directory" if missing == p.cwd else "command"
@@ -165,7 +168,51 @@ class StdioTransport:
             raise StartupError(f"cannot start {p.describe()!r}: permission denied ({e.strerror})") from e
         except OSError as e:
             raise StartupError(f"cannot start {p.describe()!r}: {e.strerror or e}") from e
-        return proc
+
+    async def _start_process(
+        self, loop: asyncio.AbstractEventLoop, stdin: int, stdout: int
+    ) -> asyncio.SubprocessTransport:
+        """The server's process: on Linux under the launcher (see launcher.py), which tells
+        the server's pid, or the error of its exec, on a socket it then holds as a lifeline."""
+        p = self.params
+        posix = os.name == "posix"
+        argv: list[str] = [p.command, *p.args]
+        env = {**os.environ, **p.env}
+        options: dict[str, Any] = {"preexec_fn": _DIRECT} if posix else {}
+        theirs: socket.socket | None = None
+        if _LAUNCHED is not None:
+            self._launched = True
+            self._lifeline, theirs = socket.socketpair()
+            argv = launcher.command(theirs.fileno(), self.close_timeout / 2, argv)
+            env = launcher.environment(env)
+            options = {"preexec_fn": _LAUNCHED, "pass_fds": (theirs.fileno(),)}
+        proc: asyncio.SubprocessTransport | None = None
+        try:
+            proc, _ = await loop.subprocess_exec(
+                lambda: _PipeProtocol(self),
+                *argv,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=p.cwd,
+                start_new_session=posix,  # own group: Ctrl-C in the kernel must not reach it
+                **options,
+            )
+            self._proc = proc  # before we wait for the report: its exit may come first
+            if self._lifeline is not None and theirs is not None:
+                theirs.close()
+                self.pid = launcher.parse_report(await _read_report(loop, self._lifeline))
+            return proc
+        except BaseException:
+            self._close_lifeline()
+            self._proc = None
+            if proc is not None:
+                proc.close()
+            raise
+        finally:
+            if theirs is not None:
+                theirs.close()
 
     async def send(self, message: dict[str, Any]) -> None:
         self.send_nowait(message)
@@ -203,21 +250,28 @@ class StdioTransport:
                 continue
         # The leader is gone; stragglers it left in the group (npx's children) go too.
         self._signal_group(signal.SIGTERM)
-        if os.name == "posix" and self.pid is not None:
-            reaper.unwatch(self.pid)
+        if os.name == "posix" and self._group is not None and not self._launched:
+            reaper.unwatch(self._group)
+        self._close_lifeline()
         proc.close()
         self._finish()
 
     def _signal_group(self, sig: int) -> None:
-        if self.pid is None:
+        if self._group is None:
             return
         try:
             if os.name == "posix":
-                os.killpg(self.pid, sig)
+                os.killpg(self._group, sig)
             elif self._proc is not None:
                 self._proc.kill()
         except (ProcessLookupError, PermissionError):
             pass
+
+    def _close_lifeline(self) -> None:
+        """Tell the launcher we are done: it takes down whatever of the tree is left."""
+        lifeline, self._lifeline = self._lifeline, None
+        if lifeline is not None:
+            lifeline.close()
 
     # -- reading -----------------------------------------------------------------------
 
@@ -275,8 +329,13 @@ class StdioTransport:
 
     def _process_exited(self) -> None:
         assert self._proc is not None
-        self.returncode = self._proc.get_returncode()
+        self.returncode = self._proc.get_returncode()  # the launcher exits as the server did
         self._exited.set()
+        if self._launched:
+            # The launcher leaves an empty group, unless it was killed: then nothing else
+            # would end the server and what is left in its group.
+            self._close_lifeline()
+            self._signal_group(signal.SIGKILL)
         # Let the pipes drain (the last stderr lines matter), but do not wait for a
         # grandchild that keeps them open.
         self._finish_soon()
@@ -325,6 +384,18 @@ class StdioTransport:
         lines = [*self.stderr_lines, self._stderr_partial]
         excerpt = stderr_excerpt(lines)
         return f"; stderr: {' | '.join(excerpt)}" if excerpt else ""
+
+
+async def _read_report(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> bytes:
+    """The launcher's one line (up to EOF if it died first)."""
+    sock.setblocking(False)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = await loop.sock_recv(sock, 64)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 # Lines of a failed start's stderr that say nothing about why: stack frames, carets and
