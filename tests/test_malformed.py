@@ -18,7 +18,7 @@ from servers import hostile
 from test_faults import WAIT, wait_for
 from test_remote import free_port, running
 
-from mcp_notebook import CallResult, Client, ProtocolError, Server
+from mcp_notebook import ArgumentError, CallResult, Client, ProtocolError, Server
 
 HOSTILE = [sys.executable, str(SERVERS / "hostile.py")]
 GARBAGE = {"nested-too-deep", "undecodable-notification"}  # not JSON at all: kept as the raw line
@@ -108,3 +108,18 @@ def test_a_log_level_outside_the_spec_is_kept(stdio_server: Server) -> None:
     # Servers write "warn" for "warning": the message is shown and kept, not skipped.
     assert stdio_server.call_tool("log", {"level": "warn", "data": "disk almost full"}).text == "logged"
     assert any(log.get("level") == "warn" and log.get("data") == "disk almost full" for log in stdio_server.logs)
+
+
+def test_unusable_listing_entries_are_skipped(stdio_server: Server) -> None:
+    """A listing entry with nothing to name it by is skipped; mistyped optional fields are
+    dropped; the rest of the listing is used."""
+    prompts = stdio_server.list_prompts(refresh=True)
+    assert [p.name for p in prompts] == ["mangled"]
+    assert prompts[0].title is None and prompts[0].arguments == [{"name": "a", "required": True}]
+    notes = "\n".join(stdio_server.diagnostics)
+    assert "skipped a prompts entry that is a number, not an object: 5" in notes
+    assert "skipped a prompts entry whose name is a number, not a string" in notes
+    assert "prompts entry 'mangled': dropped title (not str), 2 argument(s) without a name" in notes
+    with pytest.raises(ArgumentError, match="missing required argument 'a'"):
+        stdio_server.get_prompt("mangled")
+    assert stdio_server.get_prompt("mangled", {"a": "x"}).text == "hi"

@@ -44,6 +44,46 @@ def malformed(message: Any) -> str | None:
     return None if check is None else check(params)
 
 
+# What names an entry of each listing: an entry without it cannot be shown or used.
+_ENTRY_KEYS = {"tools": "name", "resources": "uri", "resourceTemplates": "uriTemplate", "prompts": "name"}
+
+
+# Optional fields the client reads, by the type they must have; one of another type is dropped.
+_ENTRY_FIELDS: dict[str, tuple[type, ...]] = {
+    "title": (str,),
+    "description": (str,),
+    "name": (str,),
+    "mimeType": (str,),
+    "size": (int,),
+    "inputSchema": (dict,),
+    "outputSchema": (dict,),
+    "annotations": (dict,),
+    "arguments": (list,),
+}
+
+
+def clean_entry(listing: str, entry: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """One entry of a listing (``tools``, ``resources``, …) as the client can use it, and
+    what was wrong with it: None for an entry with nothing to name it by; a copy without
+    the optional fields of the wrong type (a list as annotations) otherwise."""
+    if type(entry) is not dict:
+        return None, f"a {listing} entry that is {_kind(entry)}, not an object"
+    key = _ENTRY_KEYS[listing]
+    if type(entry.get(key)) is not str or not entry[key]:
+        return None, f"a {listing} entry whose {key} is {_kind(entry.get(key))}, not a string"
+    wrong = [k for k, kinds in _ENTRY_FIELDS.items() if entry.get(k) is not None and type(entry[k]) not in kinds]
+    arguments = entry["arguments"] if type(entry.get("arguments")) is list else []
+    named = [a for a in arguments if type(a) is dict and type(a.get("name")) is str]
+    if not wrong and len(named) == len(arguments):
+        return entry, None
+    cleaned = {k: v for k, v in entry.items() if k not in wrong}
+    dropped = [f"{k} (not {' or '.join(t.__name__ for t in _ENTRY_FIELDS[k])})" for k in wrong]
+    if len(named) != len(arguments):
+        cleaned["arguments"] = named
+        dropped.append(f"{len(arguments) - len(named)} argument(s) without a name")
+    return cleaned, f"{listing} entry {entry[key][:80]!r}: dropped {', '.join(dropped)}"
+
+
 def excerpt(message: Any, width: int = 200) -> str:
     """A short, escaped rendering of an untrusted message for diagnostics."""
     try:
@@ -133,4 +173,4 @@ _PARAMS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "notifications/elicitation/complete": _string_field("elicitationId"),
 }
 
-__all__ = ["excerpt", "malformed"]
+__all__ = ["clean_entry", "excerpt", "malformed"]

@@ -28,7 +28,7 @@ from ..errors import (
     RequestTimeout,
     RPCError,
 )
-from .messages import excerpt, malformed
+from .messages import clean_entry, excerpt, malformed
 from .protocol import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -660,10 +660,17 @@ class ClientSession:
             page = result.get(key) or []
             if not isinstance(page, list):
                 raise ProtocolError(f"server {self.name!r} sent a {method} result whose {key!r} is not a list")
-            items.extend(page)
+            for entry in page:
+                usable, problem = clean_entry(key, entry)
+                if usable is not None:
+                    items.append(usable)
+                if problem is not None:
+                    self.diagnostics.append(problem if usable is not None else f"skipped {problem}: {excerpt(entry)}")
             cursor = result.get("nextCursor")
             if not cursor:
                 break
+            if not isinstance(cursor, str):
+                raise ProtocolError(f"server {self.name!r} sent a {method} cursor that is not a string")
             if cursor in seen:
                 raise ProtocolError(f"server {self.name!r} repeated the {method} cursor {cursor!r}: pagination loops")
             seen.add(cursor)

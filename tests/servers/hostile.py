@@ -86,6 +86,13 @@ TOOLS = [
 ]
 
 
+PROMPTS = [
+    5,
+    {"name": 7},
+    {"name": "mangled", "title": ["not", "text"], "arguments": [{"name": "a", "required": True}, "junk", {"b": 1}]},
+]
+
+
 def _reply(rid: Any, result: dict[str, Any]) -> bytes:
     return _json({"jsonrpc": "2.0", "id": rid, "result": result})
 
@@ -101,10 +108,14 @@ def answer(message: dict[str, Any]) -> list[bytes]:
         return []
     if method == "initialize":
         info = {"name": "hostile", "version": "0"}
-        caps = {"tools": {}, "logging": {}, "resources": {"subscribe": True}}
+        caps = {"tools": {}, "logging": {}, "resources": {"subscribe": True}, "prompts": {}}
         return [_reply(rid, {"protocolVersion": params["protocolVersion"], "capabilities": caps, "serverInfo": info})]
     if method == "tools/list":
         return [_reply(rid, {"tools": TOOLS})]
+    if method == "prompts/list":  # entries a listing cannot use, and one with mistyped fields
+        return [_reply(rid, {"prompts": PROMPTS})]
+    if method == "prompts/get":
+        return [_reply(rid, {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]})]
     if method == "ping":
         return [_reply(rid, {})]
     if method == "tools/call":
