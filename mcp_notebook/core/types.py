@@ -135,6 +135,12 @@ class Prompt:
         )
 
 
+def _objects(value: Any) -> list[JSON]:
+    """The objects of a list a server sent (content blocks, contents, messages); anything
+    else in it (or instead of it) is left to ``raw``."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def _texts(blocks: list[JSON]) -> str:
     return "\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
 
@@ -176,7 +182,7 @@ class CallResult(_ShowsItself):
         return cls(
             server,
             tool,
-            raw.get("content") or [],
+            _objects(raw.get("content")),
             raw.get("structuredContent"),
             bool(raw.get("isError")),
             output_error,
@@ -211,7 +217,7 @@ class ReadResult(_ShowsItself):
 
     @classmethod
     def from_raw(cls, server: str, uri: str, raw: JSON) -> ReadResult:
-        return cls(server, uri, raw.get("contents") or [], raw)
+        return cls(server, uri, _objects(raw.get("contents")), raw)
 
     @property
     def text(self) -> str:
@@ -252,7 +258,11 @@ class PromptResult(_ShowsItself):
 
     @classmethod
     def from_raw(cls, server: str, name: str, raw: JSON) -> PromptResult:
-        return cls(server, name, raw.get("description"), raw.get("messages") or [], raw)
+        messages = [
+            m if isinstance(m.get("content"), dict) else {**m, "content": {}} for m in _objects(raw.get("messages"))
+        ]
+        description = raw.get("description")
+        return cls(server, name, description if isinstance(description, str) else None, messages, raw)
 
     @property
     def text(self) -> str:
