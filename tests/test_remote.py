@@ -260,6 +260,7 @@ def test_a_server_that_never_answers_initialize(faulty_http: str) -> None:
         with pytest.raises(StartupError, match="did not answer initialize within 1 s") as info:
             client.add("silent", url=f"{faulty_http}/silent/mcp", transport="http")
         assert "\n" not in str(info.value)
+        assert "check the URL" in str(info.value) and "command" not in str(info.value)  # a remote server's words
     finally:
         client.close()
 

@@ -83,7 +83,7 @@ class Handlers:
 
 
 class _Pending:
-    __slots__ = ("deadline", "future", "method", "on_progress", "settled", "timeout")
+    __slots__ = ("deadline", "future", "method", "on_progress", "settled", "timeout", "watched")
 
     def __init__(self, future: Any, method: str, timeout: float | None) -> None:
         self.future = future  # an asyncio.Future, or an _Answer for blocking calls
@@ -92,6 +92,7 @@ class _Pending:
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.on_progress: ProgressCallback | None = None
         self.settled = False  # cheaper to poll than future.done(), which takes a lock
+        self.watched = False  # a blocking call whose reader the loop abandons at the deadline
 
     def is_settled(self) -> bool:
         return self.settled
@@ -177,6 +178,9 @@ class ClientSession:
         # stdio's never blocks, so the loop uses it too (HTTP's does network I/O: it cannot).
         self._send_nowait: Callable[..., None] | None = getattr(transport, "send_nowait", None)
         self._send_on_loop = self._send_nowait if getattr(transport, "nonblocking_send", True) else None
+        # Its pump may read past the deadline (HTTP: a stream of keep-alive comments):
+        # the loop then abandons the read when the deadline passes.
+        self._pump_needs_watch = bool(getattr(transport, "pump_needs_watch", False))
         self._sweep_timer: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Future[Any]] = set()
 
@@ -279,9 +283,11 @@ class ClientSession:
                 raise _not_json(method, e) from None
             return await pending.future
         except asyncio.CancelledError:
+            self.transport.abandon(rid)  # its reply stream closes now, not when the server ends it
             await self._cancel_on_server(rid, "cancelled by the user")
             raise
         except RequestTimeout:
+            self.transport.abandon(rid)
             await self._cancel_on_server(rid, f"timed out after {pending.timeout:g} s")
             raise
         finally:
@@ -319,6 +325,11 @@ class ClientSession:
                 send(message, pending.timeout)
             except TypeError as e:
                 raise _not_json(method, e) from None
+            if self._pump_needs_watch and pending.deadline is not None and not pending.settled:
+                pending.watched = True
+                loop = self._loop
+                assert loop is not None
+                loop.call_soon_threadsafe(self._watch_deadline, loop, pending.deadline)
             while True:
                 remaining = None if pending.deadline is None else pending.deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -338,9 +349,11 @@ class ClientSession:
                         waker.serve()
                     # else: progress may have moved the deadline; look again
         except KeyboardInterrupt:
+            self.transport.abandon(rid)
             self._cancel_from_thread(rid, "cancelled by the user")
             raise
         except RequestTimeout:
+            self.transport.abandon(rid)
             self._cancel_from_thread(rid, f"timed out after {pending.timeout:g} s")
             raise
         finally:
@@ -384,12 +397,22 @@ class ClientSession:
         self._sweep_at = self._sweep_timer = None
         now = time.monotonic()
         later: float | None = None
-        for pending in list(self._pending.values()):
-            if pending.deadline is None or not isinstance(pending.future, asyncio.Future):
-                continue  # blocking calls keep their own time
-            if pending.deadline <= now:
+        for rid, pending in list(self._pending.items()):
+            if pending.deadline is None:
+                continue
+            if not isinstance(pending.future, asyncio.Future):
+                # Blocking calls keep their own time; a watched one is read where only a cut
+                # stream wakes its reader: cut it, and the caller raises the timeout.
+                if not pending.watched:
+                    continue
+                if pending.deadline <= now:
+                    pending.watched = False
+                    self.transport.abandon(rid)
+                    continue
+            elif pending.deadline <= now:
                 self._settle(pending, error=self._timeout_error(pending))
-            elif later is None or pending.deadline < later:
+                continue
+            if later is None or pending.deadline < later:
                 later = pending.deadline
         if later is not None:
             self._watch_deadline(loop, later)

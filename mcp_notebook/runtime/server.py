@@ -287,18 +287,22 @@ class Server:
 
     def _startup_error(self, e: BaseException, timeout: float, transport: Any) -> MCPError | None:
         what = f"server {self.name!r} ({transport.describe()})"
+        remote = self._remote  # a remote server does not exit: its connection fails
         if isinstance(e, RequestTimeout):
+            check = "check the URL and that the server is up" if remote else "check the command"
             return StartupError(
                 f"{what} did not answer initialize within {timeout:g} s{transport.failure_detail()}; "
-                "check the command, or raise startup_timeout"
+                f"{check}, or raise startup_timeout"
             )
         if isinstance(e, ServerExited):
+            if remote:
+                return StartupError(f"server {self.name!r} could not connect: {e}")
             code = "" if e.returncode is None else f" with code {e.returncode}"
             return StartupError(f"{what} exited during startup{code}{transport.failure_detail()}")
         if isinstance(e, MCPError):
             return e
         if isinstance(e, Exception):
-            return StartupError(f"{what} failed to start: {type(e).__name__}: {e}")
+            return StartupError(f"{what} failed to {'connect' if remote else 'start'}: {type(e).__name__}: {e}")
         return None
 
     def _fail(self, reason: str) -> None:

@@ -28,6 +28,12 @@ class Transport(Protocol):
 
     async def close(self) -> None: ...
 
+    def abandon(self, request_id: int | str) -> None:
+        """Its caller gave up on this request (a timeout, a cancel): stop reading its reply
+        and free what it holds (an HTTP reply stream). Any thread; a no-op when nothing is
+        held for one request."""
+        ...
+
     def describe(self) -> str:
         """A short, secret-free description for errors and reprs."""
         ...

@@ -4,14 +4,16 @@ HTTP+SSE transport (2024-11-05)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
+import socket
 import ssl
 import threading
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 
@@ -27,13 +29,18 @@ from ...errors import (
 from ..oauth import OAuth
 from ..redact import redact_url
 from .base import MessageSink
-from .sse import EventTooLarge, events, iter_events
+from .sse import Event, EventTooLarge, events, iter_events
 
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 _ACCEPT = "application/json, text/event-stream"
 _DEFAULT_RETRY = 1.0  # seconds before reconnecting a stream whose server named no `retry`
 _MAX_RETRY = 30.0
 _MAX_RESUMES = 5  # reconnections in a row that bring nothing new before giving up
+_MAX_ECHOED = 4096  # characters of a value a server hands over to be sent back in a header
+# Seconds a reply stream may stay open after its reply: normally it ends at once, and a
+# server that keeps it open (keep-alive comments) must not hold a socket, or a blocking
+# caller, for ever. Cutting one too early costs only the connection's reuse.
+_TAIL = 0.5
 
 
 class HttpStatusError(TransportError):
@@ -55,7 +62,12 @@ def _short_body(response: httpx.Response) -> str:
     return repr(text[:200]) if text else "no body"
 
 
-def _lost(shown: str) -> TransportError:
+def _lost(shown: str, cursor: _Cursor | None = None) -> TransportError:
+    if cursor is not None and cursor.bad_id is not None:
+        return TransportError(
+            f"{shown} closed the reply stream before answering and it cannot be resumed: its last event id "
+            f"{cursor.bad_id}; run the call again"
+        )
     return TransportError(f"{shown} closed the reply stream before answering; run the call again")
 
 
@@ -65,6 +77,58 @@ def _unresumable(shown: str) -> TransportError:
 
 def _not_mcp(shown: str, kind: str) -> TransportError:
     return TransportError(f"{shown} answered with {kind or 'no content type'}, not JSON or an event stream")
+
+
+def _unsendable(value: str) -> str | None:
+    """Why a value a server handed over (a session id, an event id) cannot go back in a
+    request header, or None: only visible ASCII (0x21-0x7E) and a bounded length."""
+    if len(value) > _MAX_ECHOED:
+        return f"is {len(value):,} characters long (at most {_MAX_ECHOED:,} are sent back)"
+    bad = next((c for c in value if not "!" <= c <= "~"), None)
+    if bad is None:
+        return None
+    kind = "a space" if bad == " " else "a non-ASCII character" if ord(bad) > 127 else "a control character"
+    return f"holds {kind} (a header carries visible ASCII only)"
+
+
+def _shown_url(url: str) -> str:
+    """A URL a server named, fit for a one-line message: anything but visible ASCII
+    percent-encoded, secrets hidden, and not too long."""
+    shown = redact_url(quote(url, safe="!#$%&'()*+,/:;=?@[]~"))
+    return shown if len(shown) <= 200 else shown[:200] + "…"
+
+
+def _redirect_error(where: str, response: httpx.Response) -> HttpStatusError | None:
+    """A 3xx answer, which is never followed (headers, tokens among them, must not go where
+    the user did not point): say where it leads. None for any other answer."""
+    status = response.status_code
+    if not 300 <= status < 400:
+        return None
+    location = response.headers.get("location")
+    if not location:
+        return HttpStatusError(f"{where} answered HTTP {status} with no Location: check the URL", status)
+    try:
+        target = urljoin(str(response.request.url), location)
+    except ValueError:
+        target = location
+    return HttpStatusError(
+        f"{where} redirects to {_shown_url(target)} (HTTP {status}), which is not followed: "
+        "add that URL if you trust it",
+        status,
+    )
+
+
+def _cut(response: httpx.Response) -> None:
+    """End a blocking read of ``response`` from another thread. Closing the socket would not
+    wake the reader: shutting it down does, and the reader then closes the response."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if isinstance(sock, socket.socket):
+        try:
+            # The plain socket's shutdown: an SSLSocket's own drops its TLS state under the reader.
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed
 
 
 def _timed_out(method: str, shown: str, seconds: float | None) -> RequestTimeout:
@@ -100,12 +164,22 @@ class _Cursor:
     """Where an event stream stands: its last event id, and how long the server asked the
     client to wait before reconnecting (the SSE ``retry`` field)."""
 
-    __slots__ = ("answered", "last_id", "retry")
+    __slots__ = ("answered", "bad_id", "last_id", "retry")
 
     def __init__(self) -> None:
         self.last_id: str | None = None
         self.retry: float | None = None
         self.answered = False  # the reply this stream was opened for has come
+        self.bad_id: str | None = None  # why the last event id cannot be sent back, if it cannot
+
+    def see(self, event: Event) -> None:
+        if event.id is not None:
+            # The id goes back in a Last-Event-ID header: one that cannot makes the stream
+            # unresumable (said when it drops), not a broken request.
+            self.bad_id = _unsendable(event.id) if event.id else None
+            self.last_id = event.id if event.id and self.bad_id is None else None
+        if event.retry is not None:
+            self.retry = event.retry / 1000
 
 
 class _HttpBase:
@@ -136,7 +210,15 @@ class _HttpBase:
         self._sink: MessageSink | None = None
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._requests: dict[int | str, asyncio.Task[Any]] = {}  # a request's POST and reply stream
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
         self._closed = False
+
+    def _bind(self, sink: MessageSink) -> None:
+        self._sink = sink
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
 
     def describe(self) -> str:
         return self.shown
@@ -157,10 +239,34 @@ class _HttpBase:
         self._client = httpx.AsyncClient(headers=self.headers, timeout=timeout, verify=self._verify())
         return self._client
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any, rid: int | str | None = None) -> None:
+        """Run ``coro`` on its own; ``rid``: it serves that request (``abandon`` ends it)."""
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        if rid is not None:
+            self._requests[rid] = task
+            task.add_done_callback(functools.partial(self._served, rid))
+
+    def _served(self, rid: int | str, task: asyncio.Task[Any]) -> None:
+        if self._requests.get(rid) is task:
+            del self._requests[rid]
+
+    def abandon(self, request_id: int | str) -> None:
+        """Its caller gave up on this request (a timeout, a cancel): stop reading its reply
+        now and free its socket. Any thread."""
+        loop = self._loop
+        if loop is None:
+            return
+        if threading.get_ident() != self._loop_thread:
+            try:
+                loop.call_soon_threadsafe(self.abandon, request_id)
+            except RuntimeError:
+                pass  # the loop is closed, and its tasks with it
+            return
+        task = self._requests.pop(request_id, None)
+        if task is not None:
+            task.cancel()  # its finally clauses close the response
 
     def _deliver(self, data: str | bytes, rid: int | str | None = None) -> bool:
         """Hand over one JSON-RPC message (or batch). ``rid``: the request whose reply this
@@ -217,20 +323,29 @@ class _HttpBase:
     ) -> None:
         """Deliver each SSE ``message``, keeping the cursor up to date (for resumption).
         A POST's stream is read to its end (the server ends it after the reply), which
-        keeps the connection reusable; a resumed GET stream only until the reply."""
+        keeps the connection reusable, for at most ``_TAIL`` seconds after the reply; a
+        resumed GET stream only until the reply."""
+        stream = events(response.aiter_bytes(), self.max_message_size).__aiter__()
+        tail_ends: float | None = None
+        loop = asyncio.get_running_loop()
         try:
-            async for event in events(response.aiter_bytes(), self.max_message_size):
-                if event.id is not None:
-                    cursor.last_id = event.id
-                if event.retry is not None:
-                    cursor.retry = event.retry / 1000
+            while True:
+                try:
+                    if tail_ends is None:
+                        event = await stream.__anext__()
+                    else:
+                        event = await asyncio.wait_for(stream.__anext__(), tail_ends - loop.time())
+                except (StopAsyncIteration, asyncio.TimeoutError):
+                    return  # the end; or a stream kept open after its reply, which the caller closes
+                cursor.see(event)
                 if event.event == "endpoint" and on_endpoint is not None:
                     on_endpoint(event.data)
                 elif event.event == "message" and event.data:
-                    if self._deliver(event.data, rid):
+                    if self._deliver(event.data, rid) and not cursor.answered:
                         cursor.answered = True
                         if until_reply:
                             return
+                        tail_ends = loop.time() + _TAIL
         except EventTooLarge as e:
             assert self._sink is not None
             self._sink.on_too_large(rid, e.size)
@@ -256,15 +371,17 @@ class StreamableHttpTransport(_HttpBase):
 
     session_id: str | None = None
     nonblocking_send = False  # send_nowait does network I/O: the loop must not call it
+    # pump cannot wait with a deadline (a blocking read of a stream that keeps sending
+    # keep-alive comments never times out): the session's loop abandons it at the deadline.
+    pump_needs_watch = True
 
     async def start(self, sink: MessageSink) -> None:
-        self._sink = sink
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
+        self._bind(sink)
         self._open_client()
         self._sync_client: httpx.Client | None = None
         self._sync_lock = threading.Lock()
         self._local = threading.local()  # a blocking caller's open reply stream
+        self._pumped: dict[int | str, httpx.Response] = {}  # blocking callers' reply streams, by request
         self._forwarded = self._processed = 0  # messages handed to the loop, and handled there
 
     # -- the blocking path (a caller's own thread) -------------------------------------
@@ -287,6 +404,7 @@ class StreamableHttpTransport(_HttpBase):
                 return
         stale = self._local.__dict__.pop("stream", None)
         if stale is not None:  # a stream its caller gave up on before reading (a timeout)
+            self._pumped.pop(stale[1], None)
             stale[0].close()
         client = self._sync()
         rid = message.get("id") if "method" in message else None
@@ -309,12 +427,16 @@ class StreamableHttpTransport(_HttpBase):
         try:
             if response.status_code == 202 or rid is None:
                 return
+            redirect = _redirect_error(self.shown, response)
+            if redirect is not None:
+                raise redirect
             if response.status_code >= 400:
                 response.read()
                 self._raise_status(response, sent_session)
             kind = response.headers.get("content-type", "").split(";")[0].strip()
             if kind == "text/event-stream":
                 self._local.stream = (response, rid, message.get("method"), read)
+                self._pumped[rid] = response  # where abandon finds it, from the loop
                 response = None  # pump reads it
             elif kind == "application/json":
                 data = b"".join(
@@ -323,16 +445,15 @@ class StreamableHttpTransport(_HttpBase):
                 if data:
                     self._deliver_here(data, rid)
             else:
-                raise TransportError(
-                    f"{self.shown} answered with {kind or 'no content type'}, not JSON or an event stream"
-                )
+                raise _not_mcp(self.shown, kind)
         finally:
             if response is not None:
                 response.close()
 
     def pump(self, done: Any, timeout: float | None, wake_fd: int | None = None) -> bool:
-        """Read this thread's reply stream to its end (see send_nowait). False when there
-        is nothing to read here: the reply then comes by the loop."""
+        """Read this thread's reply stream to its end (see send_nowait), or until it is cut
+        (``abandon``; ``_TAIL`` after the reply). False when there is nothing to read here:
+        the reply then comes by the loop."""
         state = self._local.__dict__.pop("stream", None)
         if state is None:
             return False
@@ -340,25 +461,39 @@ class StreamableHttpTransport(_HttpBase):
         cursor = _Cursor()
         try:
             for event in iter_events(response.iter_bytes(), self.max_message_size):
-                if event.id is not None:
-                    cursor.last_id = event.id
-                if event.retry is not None:
-                    cursor.retry = event.retry / 1000
+                cursor.see(event)
                 if event.event == "message" and event.data and self._deliver_here(event.data, rid):
-                    cursor.answered = True
+                    if not cursor.answered:
+                        cursor.answered = True
+                        loop = self._loop
+                        assert loop is not None
+                        loop.call_soon_threadsafe(loop.call_later, _TAIL, self._cut_pumped, rid)
         except EventTooLarge as e:
             self._too_large(rid, e.size)
-            return True
+            cursor.answered = True  # that request has failed
         except httpx.TimeoutException:
-            raise _timed_out(method, self.shown, read) from None
+            if rid in self._pumped:
+                raise _timed_out(method, self.shown, read) from None
         except httpx.HTTPError as e:
-            self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
+            if rid in self._pumped:
+                self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
         finally:
+            cut = self._pumped.pop(rid, None) is None  # abandoned, or cut after its reply
             response.close()
-        if not cursor.answered and not self._closed:
+        if not cursor.answered and not cut and not self._closed:
             # Dropped before the reply: the loop resumes it if it can, or says it is lost.
-            self._call_on_loop(self._spawn, self._resume(cursor, rid))
-        return cursor.answered
+            self._call_on_loop(self._spawn, self._resume(cursor, rid), rid)
+        return cursor.answered or cut
+
+    def _cut_pumped(self, rid: int | str) -> None:
+        """End a blocking caller's read of this request's stream (any thread)."""
+        response = self._pumped.pop(rid, None)
+        if response is not None:
+            _cut(response)
+
+    def abandon(self, request_id: int | str) -> None:
+        self._cut_pumped(request_id)  # a blocking caller's stream, read on another thread
+        super().abandon(request_id)  # the loop's: the POST and its stream, or a resumption
 
     def _deliver_here(self, data: bytes | str, rid: int | str) -> bool:
         """``_deliver`` for a blocking caller's thread: the reply is settled here unless
@@ -402,12 +537,13 @@ class StreamableHttpTransport(_HttpBase):
             self._sink.on_too_large(rid, size)
 
     def _call_on_loop(self, fn: Any, *args: Any) -> None:
+        assert self._loop is not None
         self._loop.call_soon_threadsafe(fn, *args)
 
     async def _resume(self, cursor: _Cursor, rid: int | str) -> None:
         """A blocking caller's reply stream dropped before its reply: resume it on the loop."""
         if cursor.last_id is None:
-            self._fail(rid, _lost(self.shown))
+            self._fail(rid, _lost(self.shown, cursor))
             return
         await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY)
         try:
@@ -432,8 +568,10 @@ class StreamableHttpTransport(_HttpBase):
         if self._client is None or self._closed:
             raise ServerExited(f"the connection to {self.shown} is closed")
         # The POST runs on its own: a server that never answers must not hold the session
-        # (the request's timeout then ends the wait); its failures end that request.
-        self._spawn(self._post(message))
+        # (the request's timeout then ends the wait, and abandons it); its failures end
+        # that request.
+        rid = message.get("id") if "method" in message else None
+        self._spawn(self._post(message), rid)
 
     async def _post(self, message: dict[str, Any]) -> None:
         rid = message.get("id") if "method" in message else None
@@ -446,6 +584,8 @@ class StreamableHttpTransport(_HttpBase):
                 self.diagnostics.append(f"sending {message.get('method', 'a reply')} failed: {e}")
 
     async def _exchange(self, message: dict[str, Any], rid: int | str | None) -> None:
+        """POST one message and take its answer: a request's reply (JSON, or a stream read
+        right here, in the task ``abandon`` cancels)."""
         client = self._client
         assert client is not None
         body = json.dumps(message, separators=(",", ":"))
@@ -460,30 +600,49 @@ class StreamableHttpTransport(_HttpBase):
                 response = await client.send(request, stream=True)
             except httpx.HTTPError as e:
                 raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
-            if not await self._authorized(response, headers, tries):
-                tries += 1
-                continue
+            try:
+                if not await self._authorized(response, headers, tries):
+                    tries += 1
+                    continue
+            except BaseException:
+                await response.aclose()
+                raise
             break
-        if message.get("method") == "initialize" and response.headers.get("mcp-session-id"):
-            self.session_id = response.headers["mcp-session-id"]
+        try:
+            await self._answered(message, response, rid, sent_session)
+        finally:
+            await response.aclose()  # whatever happened, even a cancel: the socket goes back or away
+
+    async def _answered(
+        self, message: dict[str, Any], response: httpx.Response, rid: int | str | None, sent_session: str | None
+    ) -> None:
+        redirect = _redirect_error(self.shown, response)
+        if redirect is not None:
+            raise redirect
+        session = response.headers.get("mcp-session-id")
+        if message.get("method") == "initialize" and session:
+            why = _unsendable(session)
+            if why is not None:
+                # It goes back on every request: one httpx cannot encode, or one too long for
+                # the server's own header limit, would break each of them. Refused here, once.
+                raise ProtocolError(
+                    f"{self.shown} sent an MCP-Session-Id that cannot be sent back: it {why}; "
+                    "the server is broken: tell its maintainers"
+                )
+            self.session_id = session
         if response.status_code == 202:
-            await response.aclose()
             return
         if response.status_code >= 400:
             await self._status_error(response, sent_session)
         kind = response.headers.get("content-type", "").split(";")[0].strip()
         if kind == "text/event-stream":
-            self._spawn(self._stream(response, rid))
+            await self._stream(response, rid)
         elif kind == "application/json":
-            try:
-                data = await self._read_body(response, rid)
-            finally:
-                await response.aclose()
+            data = await self._read_body(response, rid)
             if data:
                 self._deliver(data, rid)
         else:
             await response.aread()
-            await response.aclose()
             raise _not_mcp(self.shown, kind)
 
     async def _authorized(self, response: httpx.Response, sent: dict[str, str], tries: int) -> bool:
@@ -539,7 +698,7 @@ class StreamableHttpTransport(_HttpBase):
             if cursor.last_id is None or idle >= _MAX_RESUMES:
                 # Not resumable: the reply is lost (a tools/call is never re-sent on its
                 # own), so say so now rather than time out.
-                self._sink.fail_request(rid, _lost(self.shown))
+                self._sink.fail_request(rid, _lost(self.shown, cursor))
                 return
             await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
             try:
@@ -571,6 +730,10 @@ class StreamableHttpTransport(_HttpBase):
         if response.status_code == 405:
             await response.aclose()
             return None
+        redirect = _redirect_error(self.shown, response)
+        if redirect is not None:
+            await response.aclose()
+            raise redirect
         if response.status_code >= 400:
             await self._status_error(response, sent_session)
         return response
@@ -617,6 +780,8 @@ class StreamableHttpTransport(_HttpBase):
     async def close(self) -> None:
         client, session_id, closed = self._client, self.session_id, self._closed
         self._closed = True  # first: the streams must not reconnect while closing
+        for rid in list(getattr(self, "_pumped", ())):
+            self._cut_pumped(rid)  # a blocking caller reading a stream that would not end
         sync_client = getattr(self, "_sync_client", None)
         if sync_client is not None:
             sync_client.close()
@@ -635,7 +800,7 @@ class SseTransport(_HttpBase):
     """Legacy HTTP+SSE: GET the stream, wait for the ``endpoint`` event, POST there."""
 
     async def start(self, sink: MessageSink) -> None:
-        self._sink = sink
+        self._bind(sink)
         client = self._open_client()
         endpoint: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
@@ -652,6 +817,9 @@ class SseTransport(_HttpBase):
             try:
                 headers = {"Accept": "text/event-stream", **(await self.auth.header() if self.auth else {})}
                 async with client.stream("GET", self.url, headers=headers) as response:
+                    redirect = _redirect_error(self.shown, response)
+                    if redirect is not None:
+                        raise redirect
                     if response.status_code >= 400:
                         await response.aread()
                         raise HttpStatusError(
@@ -659,7 +827,13 @@ class SseTransport(_HttpBase):
                             response.status_code,
                         )
                     await self._read_events(response, _Cursor(), on_endpoint)
-                error: MCPError = ServerExited(f"{self.shown} closed its event stream")
+                if endpoint.done():
+                    error: MCPError = ServerExited(f"{self.shown} closed its event stream")
+                else:
+                    error = ServerExited(
+                        f"{self.shown} closed its event stream without naming an endpoint: "
+                        "check the URL (a legacy HTTP+SSE server's stream, often …/sse)"
+                    )
             except MCPError as e:
                 error = e
             except httpx.HTTPError as e:
@@ -678,20 +852,42 @@ class SseTransport(_HttpBase):
             raise StartupError(f"{self.shown} sent no endpoint event within {self.timeout:g} s") from None
 
     async def send(self, message: dict[str, Any]) -> None:
+        if self._client is None or self._closed:
+            raise ServerExited(f"the connection to {self.shown} is closed")
+        if "method" in message and "id" in message:
+            # A request's POST runs on its own, as over Streamable HTTP: a server that never
+            # answers it must not hold the caller past its timeout (which abandons it).
+            self._spawn(self._post_request(message), message["id"])
+        else:
+            # In order (a request sent next must not overtake notifications/initialized), and
+            # bounded: the answer to these is an empty 202 that comes at once.
+            await self._post(message, httpx.Timeout(self.timeout))
+
+    async def _post_request(self, message: dict[str, Any]) -> None:
+        try:
+            await self._post(message)
+        except MCPError as e:
+            if self._sink is not None:
+                self._sink.fail_request(message["id"], e)
+
+    async def _post(self, message: dict[str, Any], timeout: Any = httpx.USE_CLIENT_DEFAULT) -> None:
         client = self._client
         if client is None or self._closed:
             raise ServerExited(f"the connection to {self.shown} is closed")
+        shown = redact_url(self.endpoint)
         try:
             headers = {"Content-Type": "application/json", **(await self.auth.header() if self.auth else {})}
-            response = await client.post(self.endpoint, content=json.dumps(message), headers=headers)
+            response = await client.post(self.endpoint, content=json.dumps(message), headers=headers, timeout=timeout)
         except httpx.HTTPError as e:
-            raise TransportError(f"cannot reach {redact_url(self.endpoint)}: {type(e).__name__}: {e}") from None
+            raise TransportError(f"cannot reach {shown}: {type(e).__name__}: {e}") from None
+        redirect = _redirect_error(shown, response)
+        if redirect is not None:
+            raise redirect
         if response.status_code == 404:
             raise SessionExpired(f"{self.shown} ended the session (HTTP 404)")
         if response.status_code >= 400:
             raise HttpStatusError(
-                f"{redact_url(self.endpoint)} answered HTTP {response.status_code} with {_short_body(response)}",
-                response.status_code,
+                f"{shown} answered HTTP {response.status_code} with {_short_body(response)}", response.status_code
             )
 
     def on_initialized(self, protocol_version: str) -> None:

@@ -232,6 +232,9 @@ class StdioTransport:
                 stderr=self.stderr_text(),
             )
 
+    def abandon(self, request_id: int | str) -> None:
+        pass  # replies share the one pipe: nothing is held for one request
+
     async def close(self) -> None:
         """Close stdin, wait; then SIGTERM the group, wait; then SIGKILL the group."""
         self._closing = True
