@@ -16,6 +16,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Any, Protocol
 
 from ..errors import (
@@ -231,7 +232,12 @@ class ClientSession:
     # -- sending -----------------------------------------------------------------------
 
     def _begin(
-        self, method: str, params: JSON | None, timeout: float | None, on_progress: ProgressCallback | None, future: Any
+        self,
+        method: str,
+        params: JSON | None,
+        timeout: float | EllipsisType | None,
+        on_progress: ProgressCallback | None,
+        future: Any,
     ) -> tuple[int, JSON, _Pending]:
         if self._closed:
             raise self._closed_exception()
@@ -252,7 +258,7 @@ class ClientSession:
         method: str,
         params: JSON | None = None,
         *,
-        timeout: float | None = ...,  # type: ignore[assignment]
+        timeout: float | EllipsisType | None = ...,  # ...: the session's request_timeout
         on_progress: ProgressCallback | None = None,
     ) -> JSON:
         """Send a request and wait for its result.
@@ -269,7 +275,8 @@ class ClientSession:
                 self._send_on_loop(message)  # one coroutine frame fewer on the hot path
             else:
                 await self.transport.send(message)
-            return await pending.future
+            result: JSON = await pending.future
+            return result
         except asyncio.CancelledError:
             await self._cancel_on_server(rid, "cancelled by the user")
             raise
@@ -289,7 +296,7 @@ class ClientSession:
         method: str,
         params: JSON | None = None,
         *,
-        timeout: float | None = ...,  # type: ignore[assignment]
+        timeout: float | EllipsisType | None = ...,  # ...: the session's request_timeout
         on_progress: ProgressCallback | None = None,
         waker: Waker | None = None,
     ) -> JSON:
@@ -350,7 +357,7 @@ class ClientSession:
             message["params"] = params
         await self.transport.send(message)
 
-    async def ping(self, timeout: float | None = ...) -> None:  # type: ignore[assignment]
+    async def ping(self, timeout: float | EllipsisType | None = ...) -> None:
         await self.request("ping", timeout=timeout)
 
     def _timeout_error(self, pending: _Pending) -> RequestTimeout:

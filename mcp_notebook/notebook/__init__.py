@@ -47,7 +47,7 @@ def _install_handlers(magics: MCPMagics) -> None:
     """Elicitation and sampling go to the waiting cell; the notebook's folder is a root.
     Servers connected from now on declare these capabilities."""
     client = magics.client
-    interaction = client.interaction
+    interaction = magics.interaction
 
     async def elicit(params: dict[str, Any]) -> Any:
         kind = "url" if params.get("mode") == "url" else "elicitation"

@@ -298,6 +298,7 @@ class StreamableHttpTransport(_HttpBase):
             raise _timed_out(str(message.get("method")), self.shown, read) from None
         except httpx.HTTPError as e:
             raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
+        handed_on = False
         try:
             if response.status_code == 202 or rid is None:
                 return
@@ -307,7 +308,7 @@ class StreamableHttpTransport(_HttpBase):
             kind = response.headers.get("content-type", "").split(";")[0].strip()
             if kind == "text/event-stream":
                 self._local.stream = (response, rid, message.get("method"), read)
-                response = None  # pump reads it
+                handed_on = True  # pump reads it
             elif kind == "application/json":
                 data = b"".join(
                     _bounded(response.iter_bytes(), self.max_message_size, lambda n: self._too_large(rid, n))
@@ -319,7 +320,7 @@ class StreamableHttpTransport(_HttpBase):
                     f"{self.shown} answered with {kind or 'no content type'}, not JSON or an event stream"
                 )
         finally:
-            if response is not None:
+            if not handed_on:
                 response.close()
 
     def pump(self, done: Any, timeout: float | None, wake_fd: int | None = None) -> bool:
@@ -535,13 +536,14 @@ class StreamableHttpTransport(_HttpBase):
                 return
             await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
             try:
-                response, resumed = await self._get_stream(cursor.last_id), True
+                again = await self._get_stream(cursor.last_id)
             except MCPError as e:
                 self._sink.fail_request(rid, e)
                 return
-            if response is None:  # 405: the server cannot resume streams after all
+            if again is None:  # 405: the server cannot resume streams after all
                 self._sink.fail_request(rid, _unresumable(self.shown))
                 return
+            response, resumed = again, True
 
     async def _get_stream(self, last_event_id: str | None) -> httpx.Response | None:
         """Open the GET event stream (resuming after ``last_event_id``). None: the server
