@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from types import EllipsisType
 from typing import Any, Protocol
 
+from .. import __version__
 from ..errors import (
     MCPError,
     MessageTooLarge,
@@ -42,7 +43,7 @@ NotificationListener = Callable[[str, JSON], Any]
 # A handler takes the request's params and returns the result (or an awaitable of it).
 Handler = Callable[[JSON], "JSON | Awaitable[JSON]"]
 
-CLIENT_INFO = {"name": "mcp-notebook", "version": "0.1.0"}
+CLIENT_INFO = {"name": "mcp-notebook", "version": __version__}
 # The server whose request a handler is answering (handlers take only the params).
 current_server: contextvars.ContextVar[str] = contextvars.ContextVar("current_server", default="")
 
