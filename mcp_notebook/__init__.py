@@ -34,7 +34,7 @@ from .errors import (
     UnknownTool,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place the version is written (pyproject reads it)
 
 # Imported on first use: `import mcp_notebook` must stay cheap.
 _LAZY = {

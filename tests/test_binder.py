@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from checkout import copy_checkout
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.timeout(900)
 
 if not os.environ.get("CI") and not os.environ.get("MCP_NOTEBOOK_BINDER"):
@@ -24,22 +23,9 @@ if not os.environ.get("CI") and not os.environ.get("MCP_NOTEBOOK_BINDER"):
                 allow_module_level=True)  # fmt: skip
 
 
-def _copy_repo(dest: Path) -> None:
-    files = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout
-    for name in filter(None, files.decode().split("\0")):
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, target)
-
-
 def test_binder_build_runs_the_notebooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo, home, venv = tmp_path / "repo", tmp_path / "home", tmp_path / "venv"
-    _copy_repo(repo)
+    copy_checkout(repo)
     home.mkdir()
     env = {**os.environ, "HOME": str(home)}
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -91,7 +91,7 @@ class ServerConfig:
             if self.cwd:
                 parts.append(f"cwd={self.cwd!r}")
         else:
-            parts.append(f"url={redact_url(self.url)!r}")
+            parts.append(f"url={redact_url(str(self.url))!r}")
             if self.headers:
                 parts.append(f"headers={redact_mapping(self.headers)!r}")
             if self.oauth:

@@ -15,7 +15,8 @@ from typing import Any
 
 _plain = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _c_make_encoder = getattr(_encoder, "c_make_encoder", None)
-_scan = _scanner.make_scanner(json.JSONDecoder())
+# typeshed types the scanner's context as a scanner; any object with a decoder's attributes will do.
+_scan = _scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 
 def encode(message: Any) -> bytes:

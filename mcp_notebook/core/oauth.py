@@ -353,7 +353,7 @@ class OAuth:
     async def _post_token(
         self, http: httpx.AsyncClient, endpoint: str, client: _Client, form: dict[str, str]
     ) -> httpx.Response:
-        auth = None
+        auth = httpx.Auth()  # sends no credentials (what httpx makes of auth=None)
         if client.auth_method == "client_secret_basic" and client.client_secret:
             auth = httpx.BasicAuth(client.client_id, client.client_secret)
         else:
@@ -506,11 +506,17 @@ class OAuth:
         tokens, client = entry.get("tokens"), entry.get("client")
         if isinstance(tokens, dict) and tokens.get("access_token"):
             self._tokens = _Tokens(
-                **{k: tokens.get(k) for k in ("access_token", "refresh_token", "expires_at", "scope")}
+                access_token=tokens["access_token"],
+                refresh_token=tokens.get("refresh_token"),
+                expires_at=tokens.get("expires_at"),
+                scope=tokens.get("scope"),
             )
         if isinstance(client, dict) and client.get("client_id"):
             self._client = _Client(
-                **{k: client.get(k) for k in ("client_id", "client_secret", "auth_method", "redirect_uri")}
+                client_id=client["client_id"],
+                client_secret=client.get("client_secret"),
+                auth_method=client.get("auth_method", "none"),
+                redirect_uri=client.get("redirect_uri"),
             )
         self.issuer = issuer
 

@@ -16,8 +16,10 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Any, Protocol
 
+from .. import __version__
 from ..errors import (
     ArgumentError,
     MCPError,
@@ -44,7 +46,7 @@ NotificationListener = Callable[[str, JSON], Any]
 # A handler takes the request's params and returns the result (or an awaitable of it).
 Handler = Callable[[JSON], "JSON | Awaitable[JSON]"]
 
-CLIENT_INFO = {"name": "mcp-notebook", "version": "0.1.0"}
+CLIENT_INFO = {"name": "mcp-notebook", "version": __version__}
 # The server whose request a handler is answering (handlers take only the params).
 current_server: contextvars.ContextVar[str] = contextvars.ContextVar("current_server", default="")
 
@@ -240,7 +242,12 @@ class ClientSession:
     # -- sending -----------------------------------------------------------------------
 
     def _begin(
-        self, method: str, params: JSON | None, timeout: float | None, on_progress: ProgressCallback | None, future: Any
+        self,
+        method: str,
+        params: JSON | None,
+        timeout: float | EllipsisType | None,
+        on_progress: ProgressCallback | None,
+        future: Any,
     ) -> tuple[int, JSON, _Pending]:
         if self._closed:
             raise self._closed_exception()
@@ -261,7 +268,7 @@ class ClientSession:
         method: str,
         params: JSON | None = None,
         *,
-        timeout: float | None = ...,  # type: ignore[assignment]
+        timeout: float | EllipsisType | None = ...,  # ...: the session's request_timeout
         on_progress: ProgressCallback | None = None,
     ) -> JSON:
         """Send a request and wait for its result.
@@ -281,7 +288,8 @@ class ClientSession:
                     await self.transport.send(message)
             except TypeError as e:
                 raise _not_json(method, e) from None
-            return await pending.future
+            result: JSON = await pending.future
+            return result
         except asyncio.CancelledError:
             self.transport.abandon(rid)  # its reply stream closes now, not when the server ends it
             await self._cancel_on_server(rid, "cancelled by the user")
@@ -303,7 +311,7 @@ class ClientSession:
         method: str,
         params: JSON | None = None,
         *,
-        timeout: float | None = ...,  # type: ignore[assignment]
+        timeout: float | EllipsisType | None = ...,  # ...: the session's request_timeout
         on_progress: ProgressCallback | None = None,
         waker: Waker | None = None,
     ) -> JSON:
@@ -374,7 +382,7 @@ class ClientSession:
             message["params"] = params
         await self.transport.send(message)
 
-    async def ping(self, timeout: float | None = ...) -> None:  # type: ignore[assignment]
+    async def ping(self, timeout: float | EllipsisType | None = ...) -> None:
         await self.request("ping", timeout=timeout)
 
     def _timeout_error(self, pending: _Pending) -> RequestTimeout:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ArgumentError
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 # Validators are built once per schema object; listings are cached, so ids are stable
 # while the schema is alive (we keep a reference to it beside the validator).
@@ -47,6 +50,24 @@ def _never(value: Any) -> bool:
     return False
 
 
+# One closure per rule, made by a function so that each binds its own values (not the loop's).
+def _any_type(tests: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    return lambda v: any(t(v) for t in tests)
+
+
+def _one_of(options: list[Any]) -> Callable[[Any], bool]:
+    # Same type and equal: never wrong (jsonschema tells True from 1, and 1 from 1.0 here is "ask").
+    return lambda v: any(type(v) is type(o) and v == o for o in options)
+
+
+def _number_bound(test: Callable[[Any, Any], bool], bound: float) -> Callable[[Any], bool]:
+    return lambda v: not isinstance(v, (int, float)) or isinstance(v, bool) or test(v, bound)
+
+
+def _length_bound(test: Callable[[Any, Any], bool], bound: float) -> Callable[[Any], bool]:
+    return lambda v: not isinstance(v, str) or test(v, bound)
+
+
 def _quick_property(schema: Any) -> Callable[[Any], bool]:
     if not isinstance(schema, dict):
         return _never
@@ -59,22 +80,15 @@ def _quick_property(schema: Any) -> Callable[[Any], bool]:
             if not all(isinstance(n, str) and n in _TYPES for n in names):
                 return _never
             tests = [_TYPES[n] for n in names]
-            checks.append(tests[0] if len(tests) == 1 else lambda v, tests=tests: any(t(v) for t in tests))
+            checks.append(tests[0] if len(tests) == 1 else _any_type(tests))
         elif key in ("enum", "const"):
             options = rule if key == "enum" else [rule]
             if not isinstance(options, list) or not all(isinstance(o, (str, int, float, bool)) for o in options):
                 return _never
-            # Same type and equal: never wrong (jsonschema tells True from 1, and 1 from 1.0 here is "ask").
-            checks.append(lambda v, options=options: any(type(v) is type(o) and v == o for o in options))
+            checks.append(_one_of(options))
         elif key in _BOUNDS and isinstance(rule, (int, float)) and not isinstance(rule, bool):
-            numeric = key not in ("minLength", "maxLength")
-            test = _BOUNDS[key]
-            if numeric:
-                checks.append(
-                    lambda v, b=rule, t=test: not isinstance(v, (int, float)) or isinstance(v, bool) or t(v, b)
-                )
-            else:
-                checks.append(lambda v, b=rule, t=test: not isinstance(v, str) or t(v, b))
+            bound = _length_bound if key in ("minLength", "maxLength") else _number_bound
+            checks.append(bound(_BOUNDS[key], rule))
         else:
             return _never  # format, items, nested objects, $ref...: ask jsonschema
     if len(checks) == 1:
@@ -139,7 +153,7 @@ def _validator(schema: dict[str, Any]) -> Any:
     return validator
 
 
-def _describe(error: Any) -> str:
+def _describe(error: ValidationError) -> str:
     path = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
     if error.validator == "required":
         return error.message.replace("is a required property", "is required")

@@ -16,6 +16,7 @@ from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
     AuthorizationParams,
+    OAuthAuthorizationServerProvider,
     ProviderTokenVerifier,
     RefreshToken,
     construct_redirect_uri,
@@ -24,7 +25,8 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 
-class Provider:
+# The SDK's protocol, subclassed: its default refuses the grants the demo does not offer.
+class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken, AccessToken]):
     def __init__(self, token_seconds: int = 3600) -> None:
         self.token_seconds = token_seconds
         self.clients: dict[str, OAuthClientInformationFull] = {}
@@ -93,14 +95,18 @@ def protect(server: Any, base_url: str, token_seconds: int = 3600) -> Provider:
     """Put ``server`` (an MCPServer, before it runs) behind this authorization server, at
     ``base_url`` (the MCP endpoint is ``base_url + "/mcp"``)."""
     provider = Provider(token_seconds)
-    server.settings.auth = AuthSettings(
-        issuer_url=base_url,
-        resource_server_url=f"{base_url}/mcp",
-        client_registration_options=ClientRegistrationOptions(
-            enabled=True, valid_scopes=["read"], default_scopes=["read"]
-        ),
-        required_scopes=["read"],
-        validate_token_resource=False,
+    # Validated from strings: a path-less issuer stays as given (no trailing slash), as the
+    # SDK intends; an AnyHttpUrl made here would gain one.
+    server.settings.auth = AuthSettings.model_validate(
+        {
+            "issuer_url": base_url,
+            "resource_server_url": f"{base_url}/mcp",
+            "client_registration_options": ClientRegistrationOptions(
+                enabled=True, valid_scopes=["read"], default_scopes=["read"]
+            ),
+            "required_scopes": ["read"],
+            "validate_token_resource": False,
+        }
     )
     # The SDK takes these at construction; the demo server is built before it knows.
     server._auth_server_provider = provider

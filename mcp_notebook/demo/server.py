@@ -228,7 +228,7 @@ def explore(question: str, species: str = "any species") -> str:
     )
 
 
-@server.completion()
+@server.completion()  # type: ignore[untyped-decorator, no-untyped-call]  # the SDK's decorator has no annotations
 async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
     """Species names for the prompt's and the template's `species` argument."""
     if argument.name != "species":

@@ -45,7 +45,7 @@ def _install_handlers(magics: MCPMagics) -> None:
     declare these capabilities. No roots are offered until the person names some (a server
     offered roots may take them in place of the folders its own arguments name)."""
     client = magics.client
-    interaction = client.interaction
+    interaction = magics.interaction
 
     async def elicit(params: dict[str, Any]) -> Any:
         kind = "url" if params.get("mode") == "url" else "elicitation"

@@ -115,7 +115,7 @@ class _Waiter:
 
     def post(self, kind: str, item: Any) -> None:
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.inbox.put_nowait, (kind, item))  # type: ignore[arg-type]
+            self.loop.call_soon_threadsafe(self.inbox.put_nowait, (kind, item))
         elif isinstance(self.inbox, collections.deque):
             self.inbox.append((kind, item))
             fd = self.wake_fd
@@ -226,7 +226,7 @@ class _BlockingWaker:
                     pass
             except (BlockingIOError, OSError):
                 pass
-        inbox: collections.deque[tuple[str, Any]] = self.waiter.inbox  # type: ignore[assignment]
+        inbox: collections.deque[tuple[str, Any]] = self.waiter.inbox
         while inbox:
             kind, item = inbox.popleft()
             self.interaction._handle(self.waiter, kind, item, in_async=False)
@@ -268,16 +268,18 @@ class NotebookInteraction:
     # -- approval (in the caller's context, before anything is sent) ---------------------
 
     def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
-        return self._ask_now(Question("approval", request.server, request), in_async=False)
+        answer: ApprovalAnswer = self._ask_now(Question("approval", request.server, request), in_async=False)
+        return answer
 
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
         try:
-            return await self._aask_now(Question("approval", request.server, request))
+            answer: ApprovalAnswer = await self._aask_now(Question("approval", request.server, request))
         except asyncio.CancelledError:
             # An interrupted awaiting cell: one line instead of a bare CancelledError.
             raise RequestCancelled(
                 f"interrupted before {request.server}.{request.tool} was approved; nothing was sent"
             ) from None
+        return answer
 
     # -- waiting for a call -------------------------------------------------------------
 
@@ -325,7 +327,7 @@ class NotebookInteraction:
     def _next(self, waiter: _Waiter) -> tuple[str, Any]:
         """The next thing for a blocked cell. While a progress bar (with Cancel) shows on a
         kernel where a blocked cell only gets clicks by polling (ipykernel 6), poll."""
-        inbox: queue.Queue[tuple[str, Any]] = waiter.inbox  # type: ignore[assignment]
+        inbox: queue.Queue[tuple[str, Any]] = waiter.inbox
         while True:
             if not waiter.progress or choose_mode(self.mode_setting, in_async=False) is not Mode.WIDGET_POLL:
                 return inbox.get()
@@ -345,7 +347,7 @@ class NotebookInteraction:
             future.add_done_callback(lambda _: waiter.post("done", None))
             with _ticking():
                 while True:
-                    kind, item = await waiter.inbox.get()  # type: ignore[misc]
+                    kind, item = await waiter.inbox.get()
                     if kind == "done":
                         return _outcome(future, waiter)
                     if kind == "question":
@@ -453,10 +455,13 @@ class NotebookInteraction:
         card = self._card(question)
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[Any] = loop.create_future()
-        card.on_answer(lambda a: loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(a)))
-        question.answer.add_done_callback(
-            lambda _: loop.call_soon_threadsafe(lambda: answered.done() or answered.set_result(None))
-        )
+
+        def settle(answer: Any) -> None:
+            if not answered.done():
+                answered.set_result(answer)
+
+        card.on_answer(lambda a: loop.call_soon_threadsafe(settle, a))
+        question.answer.add_done_callback(lambda _: loop.call_soon_threadsafe(settle, None))
         try:
             display(card.widget)
             with _ticking():
@@ -471,14 +476,15 @@ class NotebookInteraction:
     def _card(self, question: Question) -> Any:
         from . import cards
 
+        card: cards.Card
         if question.kind == "approval":
             card = cards.ApprovalCard(question.params)
         elif question.kind == "login":
             card = cards.LoginCard(question.params)
         elif question.kind == "url":
-            card = cards.UrlCard(question.server, question.params)
-            if card.elicitation_id:
-                self._url_cards[card.elicitation_id] = card
+            card = url_card = cards.UrlCard(question.server, question.params)
+            if url_card.elicitation_id:
+                self._url_cards[url_card.elicitation_id] = url_card
         elif question.kind == "sampling":
             draft, model = self._draft(question.params)
             card = cards.SamplingCard(question.server, question.params, draft, model)

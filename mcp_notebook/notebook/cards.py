@@ -383,7 +383,12 @@ class ProgressCard:
         self.bar = w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="50%"))
         self.label = w.HTML(f"<code>{html.escape(server)}.{html.escape(tool)}</code>")
         self.button = w.Button(description="Cancel", button_style="warning")
-        self.button.on_click(lambda _: (cancel(), self.finish("cancelling…")))
+
+        def on_cancel(_: Any) -> None:
+            cancel()
+            self.finish("cancelling…")
+
+        self.button.on_click(on_cancel)
         self.widget = w.HBox([self.bar, self.button, self.label])
         self.prefix = f"<code>{html.escape(server)}.{html.escape(tool)}</code> "
 

@@ -83,7 +83,7 @@ def _argument_names(client: Client, target: str, current: str, given: list[str])
     server = _connected(client, name)
     if server is None:
         return []
-    schema = next((t.input_schema for t in server.list_tools() if t.name == tool), {})
+    schema: dict[str, Any] = next((t.input_schema for t in server.list_tools() if t.name == tool), {})
     used = {g.split("=", 1)[0] for g in given}
     names = list((schema.get("properties") or {}).keys())
     return [f"{n}=" for n in names if n.startswith(current) and n not in used]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, Union, observe
 
+from ..core.approval import Mode
 from ..errors import (
     ArgumentError,
     ConfigError,
@@ -38,6 +40,8 @@ def _one_line(error: MCPError) -> MCPError:
 class MCPMagics(Magics):
     """Settings (``%config MCPMagics.NAME = VALUE``) and the magics themselves."""
 
+    shell: InteractiveShell  # always made with one (Magics allows None)
+
     startup_timeout = Float(30.0, help="Seconds a server may take to start and answer initialize.").tag(config=True)
     request_timeout = Float(
         60.0, allow_none=True, help="Seconds to wait for an answer (restarts on progress); None waits for ever."
@@ -64,7 +68,7 @@ class MCPMagics(Magics):
     )
     max_tokens = Int(25_000, help="Cut the display of a result here (the data is kept whole).").tag(config=True)
     max_rows = Int(60, help="Rows of a table shown in a result or resource.").tag(config=True)
-    approval = Enum(
+    approval = Enum[Mode](
         ["destructive", "always", "never"],
         "destructive",
         help="Ask before calling: 'destructive' tools (annotated so, and not read-only), 'always', or 'never'.",
@@ -73,17 +77,17 @@ class MCPMagics(Magics):
         help="Tools that never ask, by server: {'server': ['tool', 'glob*']}; '*' for any server."
     ).tag(config=True)
     approval_deny = Dict(help="Tools that are refused, by server (deny wins over allow).").tag(config=True)
-    headless_approval = Enum(
+    headless_approval = Enum[Literal["deny", "allow"]](
         ["deny", "allow"], "deny", help="Where nobody can answer (nbclient, papermill): deny or allow a call that asks."
     ).tag(config=True)
-    headless_elicitation = Enum(
+    headless_elicitation = Enum[Literal["decline", "cancel"]](
         ["decline", "cancel"], "decline", help="Where nobody can answer: the reply to a server's request for input."
     ).tag(config=True)
     sampling_needs_approval = Bool(
         True,
         help="Show a reply drafted by interaction.sampler for approval (False: send it unasked, headless too).",
     ).tag(config=True)
-    prompt_mode = Enum(
+    prompt_mode = Enum[Literal["auto", "widgets", "stdin", "headless"]](
         ["auto", "widgets", "stdin", "headless"],
         "auto",
         help="How to ask a person: auto picks per kernel; widgets, stdin or headless force one.",
@@ -97,12 +101,14 @@ class MCPMagics(Magics):
         "%mcp roots add/remove change the live list.",
     ).tag(config=True)
 
-    def __init__(self, shell: Any, client: Client | None = None) -> None:
+    def __init__(self, shell: InteractiveShell, client: Client | None = None) -> None:
         # Before super().__init__: it applies settings from IPython's config (ipython_config.py,
         # --MCPMagics.x=… on the command line), and each one fires _settings_changed.
         self.client = client or get_client()
-        if not isinstance(self.client.interaction, NotebookInteraction):
-            self.client.interaction = NotebookInteraction()
+        interaction = self.client.interaction
+        if not isinstance(interaction, NotebookInteraction):
+            interaction = self.client.interaction = NotebookInteraction()
+        self.interaction = interaction
         super().__init__(shell)  # also adds this object to shell.configurables (for %config)
         self._apply()
 

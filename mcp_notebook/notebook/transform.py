@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 ASYNC_SUBCOMMANDS = ("call", "read", "prompt", "add", "restart", "login")
 LINE_RUNNER = "__mcp_line__"
@@ -20,7 +21,7 @@ CELL_RUNNER = "__mcp_cell__"
 _LINE = re.compile(r"^(?P<head>(?:[A-Za-z_][\w.]*\s*=\s*)?)%mcp\b(?P<rest>.*?)(?P<semi>;?)\s*$")
 
 
-def make_transformer(make_async: bool):  # type: ignore[no-untyped-def]
+def make_transformer(make_async: bool) -> Callable[[list[str]], list[str]]:
     def transform(lines: list[str]) -> list[str]:
         if make_async and lines and lines[0].startswith("%%mcp_call"):
             first = lines[0][len("%%mcp_call") :].strip()

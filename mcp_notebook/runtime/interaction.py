@@ -85,7 +85,8 @@ class ConsoleInteraction:
         print(f"Approve {request.describe()} with arguments:")
         print(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
         answer = input("[a]pprove / always [A]llow / [d]eny? ").strip()
-        return {"a": "approve", "A": "always", "approve": "approve", "always": "always"}.get(answer, "deny")
+        answers: dict[str, ApprovalAnswer] = {"a": "approve", "A": "always", "approve": "approve", "always": "always"}
+        return answers.get(answer, "deny")
 
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
         return await asyncio.get_running_loop().run_in_executor(None, self.approve, request)

@@ -356,8 +356,8 @@ class Server:
         """Forget this server's tokens and client registration (here and in the store)."""
         if self.auth is not None:
             self.auth.forget()
-        elif self.config.url is not None and self._oauth() is not None:
-            self.auth.forget()  # type: ignore[union-attr]
+        elif self.config.url is not None and (auth := self._oauth()) is not None:
+            auth.forget()
 
     # -- notifications -----------------------------------------------------------------
 
@@ -553,7 +553,7 @@ class Server:
             return None
         key, index = self._tool_index
         if key is not raws:
-            index = {raw.get("name"): raw for raw in raws}
+            index = {raw["name"]: raw for raw in raws if isinstance(raw.get("name"), str)}
             self._tool_index = (raws, index)
         return index.get(name)
 

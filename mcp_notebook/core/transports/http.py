@@ -424,6 +424,7 @@ class StreamableHttpTransport(_HttpBase):
             raise _timed_out(str(message.get("method")), self.shown, read) from None
         except httpx.HTTPError as e:
             raise TransportError(f"cannot reach {self.shown}: {type(e).__name__}: {e}") from None
+        handed_on = False
         try:
             if response.status_code == 202 or rid is None:
                 return
@@ -437,7 +438,7 @@ class StreamableHttpTransport(_HttpBase):
             if kind == "text/event-stream":
                 self._local.stream = (response, rid, message.get("method"), read)
                 self._pumped[rid] = response  # where abandon finds it, from the loop
-                response = None  # pump reads it
+                handed_on = True  # pump reads it
             elif kind == "application/json":
                 data = b"".join(
                     _bounded(response.iter_bytes(), self.max_message_size, lambda n: self._too_large(rid, n))
@@ -447,7 +448,7 @@ class StreamableHttpTransport(_HttpBase):
             else:
                 raise _not_mcp(self.shown, kind)
         finally:
-            if response is not None:
+            if not handed_on:
                 response.close()
 
     def pump(self, done: Any, timeout: float | None, wake_fd: int | None = None) -> bool:
@@ -702,13 +703,14 @@ class StreamableHttpTransport(_HttpBase):
                 return
             await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
             try:
-                response, resumed = await self._get_stream(cursor.last_id), True
+                again = await self._get_stream(cursor.last_id)
             except MCPError as e:
                 self._sink.fail_request(rid, e)
                 return
-            if response is None:  # 405: the server cannot resume streams after all
+            if again is None:  # 405: the server cannot resume streams after all
                 self._sink.fail_request(rid, _unresumable(self.shown))
                 return
+            response, resumed = again, True
 
     async def _get_stream(self, last_event_id: str | None) -> httpx.Response | None:
         """Open the GET event stream (resuming after ``last_event_id``). None: the server

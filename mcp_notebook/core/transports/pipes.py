@@ -41,7 +41,8 @@ def _reply_id(line: bytearray, text: str) -> int | str | None:
         if b'"method"' in line:
             return None
         match = _ID_AT_START.search(line) or _ID_AT_END.search(line)
-        return json.loads(match.group(1)) if match else None  # type: ignore[no-any-return]
+        found: int | str | None = json.loads(match.group(1)) if match else None
+        return found
     if isinstance(message, dict) and "method" not in message and type(message.get("id")) in (int, str):
         return message["id"]  # type: ignore[no-any-return]
     return None
