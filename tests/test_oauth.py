@@ -180,35 +180,3 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
     saved = nbformat.writes(notebook)
     for secret in secrets:
         assert secret not in saved, "a token or client secret was shown"
-
-
-def test_terminal_ipython_login_by_pasting(oauth_url: str, tmp_path: Path) -> None:
-    """Terminal IPython prints the authorization URL and reads the address the browser
-    landed on from stdin."""
-    import subprocess
-
-    env = {**os.environ, "MCP_NOTEBOOK_TOKEN_STORE": "memory"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "IPython", "--simple-prompt", "--no-banner", "--colors=nocolor"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path, env=env,
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write(f"%load_ext mcp_notebook\n%mcp add o {oauth_url}\n")
-        proc.stdin.flush()
-        seen = []
-        for line in proc.stdout:
-            seen.append(line)
-            if line.strip().startswith("http") and "/authorize?" in line:
-                url = line.strip()
-                break
-        else:
-            pytest.fail("no authorization URL was printed: " + "".join(seen))
-        proc.stdin.write(authorize(url) + "\nr = %mcp call o.issued\nprint('RESULT', r.text)\nexit\n")
-        proc.stdin.flush()
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    text = "".join(seen) + out
-    assert "o needs you to log in at http://127.0.0.1" in text
-    assert "✓ o" in text and re.search(r"RESULT \d+", text), text

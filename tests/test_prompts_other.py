@@ -1,9 +1,8 @@
-"""Prompts where no widget can answer: terminal IPython (stdin) and headless runs (nbclient)."""
+"""Prompts where no widget can answer: headless runs (nbclient). Terminal IPython: test_terminal.py."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,41 +10,6 @@ import nbformat
 from conftest import EVERYTHING, node
 from kernels import text_of
 from nbclient import NotebookClient
-
-DEMO = f"{sys.executable} -m mcp_notebook.demo"
-
-
-def test_terminal_ipython_asks_on_stdin(tmp_path: Path) -> None:
-    lines = [
-        "%load_ext mcp_notebook",
-        f"%mcp add demo -- {DEMO}",
-        "r = %mcp call demo.delete_penguins species=Gentoo",
-        "a",  # the answer to the approval prompt
-        "print('RESULT', r.text)",
-        "r = %mcp call demo.add_observation",
-        "a",  # accept the form, then its fields
-        "Gentoo",
-        "Biscoe",
-        "6000",
-        "",  # sex: the default
-        "print('RESULT', r.text)",
-        "%mcp call demo.delete_penguins species=Adelie",
-        "d",  # deny
-        "exit",
-    ]
-    out = subprocess.run(
-        [sys.executable, "-m", "IPython", "--simple-prompt", "--no-banner", "--colors=nocolor"],
-        input="\n".join(lines) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-    assert "Approve demo.delete_penguins" in out.stdout
-    assert "RESULT deleted 124 Gentoo penguins" in out.stdout
-    assert "demo asks: Describe the penguin you saw" in out.stdout
-    assert "RESULT recorded a female Gentoo of 6000 g on Biscoe" in out.stdout
-    assert "demo.delete_penguins was denied; nothing was sent" in out.stdout + out.stderr
 
 
 def test_headless_notebook_follows_the_policy(tmp_path: Path) -> None:

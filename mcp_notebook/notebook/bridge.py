@@ -44,6 +44,8 @@ from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
 from ..errors import AuthError, LoginRequired, RequestCancelled, RPCError
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Start, headless_approval
+from ..runtime.loop import on_loop_thread
+from ..runtime.terminal import stdin_is_terminal
 from . import console
 
 T = TypeVar("T")
@@ -73,8 +75,8 @@ def choose_mode(setting: str, in_async: bool) -> Mode:
         return forced
     shell = get_ipython()
     kernel = getattr(shell, "kernel", None)
-    if kernel is None:  # terminal IPython, or plain Python
-        return Mode.STDIN if sys.stdin is not None and not sys.stdin.closed else Mode.HEADLESS
+    if kernel is None:  # terminal IPython, or plain Python: a person types only on a terminal
+        return Mode.STDIN if stdin_is_terminal() else Mode.HEADLESS  # `ipython x.ipy < /dev/null`: headless
     if not getattr(kernel, "_allow_stdin", False) and setting != "widgets":
         return Mode.HEADLESS  # a headless runner: no frontend to click, no stdin to type
     version = _ipykernel_version() or (6, 0)
@@ -339,6 +341,9 @@ class NotebookInteraction:
                         pump()
 
     async def await_(self, start: Start[T], server: str | None = None) -> T:
+        if on_loop_thread():
+            # Its questions would be answered here, blocking every connection (a bug: fail, not hang).
+            raise RuntimeError("mcp-notebook waited for a call on its background loop's thread; please report this bug")
         waiter = _Waiter(server, asyncio.get_running_loop())
         self._push(waiter)
         try:
@@ -386,17 +391,21 @@ class NotebookInteraction:
     def _handle(self, waiter: _Waiter, kind: str, item: Any, in_async: bool) -> None:
         if kind == "question":
             question: Question = item
+            if question.answer.done():
+                return  # withdrawn, or over (the browser came back) before it was shown
             try:
                 question.answer.set_result(self._ask_now(question, in_async=in_async))
             except BaseException as e:
                 if not question.answer.done():
-                    question.answer.set_exception(e if isinstance(e, Exception) else RuntimeError("interrupted"))
+                    question.answer.set_exception(e if isinstance(e, Exception) else RequestCancelled("interrupted"))
                 if isinstance(e, KeyboardInterrupt):
                     raise
         elif kind == "progress":
             server, tool, progress, total, message = item
             card = waiter.progress.get((server, tool))
-            if card is None:
+            if card is None and console.in_terminal():
+                card = waiter.progress[(server, tool)] = console.ProgressLine(server, tool)  # Ctrl-C cancels
+            elif card is None:
                 from .cards import ProgressCard
 
                 card = waiter.progress[(server, tool)] = ProgressCard(server, tool, lambda: waiter.cancel())
@@ -407,7 +416,12 @@ class NotebookInteraction:
             data = params.get("data")
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
             logger = f" {params['logger']}:" if params.get("logger") else ""
+            lines = [c for c in waiter.progress.values() if isinstance(c, console.ProgressLine)]
+            for line in lines:
+                line.clear()  # the log line takes its place; it is drawn again below
             print(f"[{server} {params.get('level', 'info')}]{logger} {text}")
+            for line in lines:
+                line.redraw()
         elif kind == "url-complete":
             card = self._url_cards.pop(item, None)
             if card is not None:
@@ -426,6 +440,10 @@ class NotebookInteraction:
         mode = choose_mode(self.mode_setting, in_async)
         if mode is Mode.HEADLESS:
             return self._headless(question)
+        if on_loop_thread():
+            # Waiting here for a person would block every connection (a bug: fail, not hang).
+            raise RuntimeError(f"mcp-notebook asked a {question.kind} question on its background loop's thread; "
+                               "please report this bug")  # fmt: skip
         if mode is Mode.STDIN:
             return console.ask(question, self)
         card = self._card(question)
@@ -604,6 +622,8 @@ class NotebookInteraction:
                 raise AuthError(f"the login to {request.server!r} was cancelled")
             return str(url)
         finally:
+            if not question.answer.done():
+                question.answer.cancel()  # over: a terminal's wait for a paste ends (nothing left on stdin)
             if landed is not None:
                 landed.cancel()
             if callback is not None:

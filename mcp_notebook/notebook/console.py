@@ -1,33 +1,61 @@
 """The same questions as the cards, asked with input(): terminal IPython, and kernels
 where a waiting cell cannot receive widget clicks (input() works in JupyterLab, Notebook,
-VS Code and Colab)."""
+VS Code and Colab). End of input ends a question: an approval is denied, a form cancelled,
+a sampling request declined, a login cancelled, each said in one line. Also the text
+progress line a terminal shows instead of a progress bar."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import shutil
+import sys
+import time
+from typing import Any, TextIO
+
+from IPython import get_ipython
 
 from ..core.links import link_problem
 from ..errors import RPCError
+from ..runtime.terminal import StdinEnded, Wake, ask_login, clean, read_line
+
+# What end of input means for each kind of question.
+_ENDED = {"approval": "denied", "sampling": "declined", "login": "login cancelled"}
+
+
+def in_terminal() -> bool:
+    """Terminal IPython (or plain Python): no kernel, so stdin and stdout are the terminal's."""
+    return getattr(get_ipython(), "kernel", None) is None
 
 
 def _input(prompt: str) -> str:
-    try:
-        return input(prompt)
-    except EOFError:  # stdin closed: nobody can answer
-        return ""
+    return read_line(prompt) or ""
 
 
 def ask(question: Any, interaction: Any) -> Any:
+    try:
+        return _ask(question, interaction)
+    except StdinEnded:  # nobody can answer: end the question, do not ask again
+        kind = question.kind
+        print(f"mcp-notebook: stdin ended: {_ENDED.get(kind, 'cancelled')}", file=sys.stderr)
+        if kind == "approval":
+            return "deny"
+        if kind == "sampling":
+            raise RPCError(-1, "the user declined the sampling request (stdin ended)") from None
+        if kind == "login":
+            return None
+        return {"action": "cancel"}
+
+
+def _ask(question: Any, interaction: Any) -> Any:
     kind, server, params = question.kind, question.server, question.params
     if kind == "approval":
-        print(f"Approve {params.describe()} with arguments:")
-        print(json.dumps(params.arguments, indent=2, ensure_ascii=False, default=str))
+        print(f"Approve {clean(params.describe())} with arguments:")
+        print(json.dumps(params.arguments, indent=2, ensure_ascii=False, default=str))  # escapes control characters
         answer = _input("Approve / Always allow / Deny? [a/A/d] ").strip()
         return {"a": "approve", "approve": "approve", "A": "always", "always": "always"}.get(answer, "deny")
     if kind == "url":
         url = params.get("url", "")
-        print(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}")
+        print(clean(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}"))
         problem = link_problem(url)
         if problem is not None:  # nothing to open: only declining or cancelling make sense
             print(f"  ⚠ do not open it: {problem}")
@@ -38,9 +66,10 @@ def ask(question: Any, interaction: Any) -> Any:
     if kind == "sampling":
         for message in params.get("messages") or []:
             content = message.get("content") or {}
-            print(f"[{message.get('role')}] {content.get('text', '')}")
+            print(clean(f"[{message.get('role')}] {content.get('text', '')}"))
         draft, model = interaction._draft(params)
-        reply = _input(f"{server} asks for a model reply (empty declines){f' [{draft}]' if draft else ''}: ") or draft
+        prompt = f"{server} asks for a model reply (empty declines){f' [{draft}]' if draft else ''}: "
+        reply = _input(clean(prompt)) or draft
         if not reply:
             raise RPCError(-1, "the user declined the sampling request")
         return {
@@ -50,23 +79,24 @@ def ask(question: Any, interaction: Any) -> Any:
             "stopReason": "endTurn",
         }
     if kind == "login":
-        return login(params)
+        return login(question)
     return _elicit(server, params)
 
 
-def login(request: Any) -> str | None:
+def login(question: Any) -> str | None:
     """Print the authorization URL; the browser's return lands on the listener, or the
-    person pastes the address it landed on (a remote machine)."""
-    print(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:")
-    print(f"  {request.url}")
-    answer = _input("Then press Enter (or paste the address the browser landed on): ").strip()
-    callback = request.callback
-    landed = callback.result() if callback is not None else None
-    return answer or landed
+    person pastes the address it landed on (a remote machine). On a terminal the wait
+    ends by itself when the browser comes back (or the login ends), leaving stdin alone;
+    a kernel's input() cannot be woken: there the person presses Enter."""
+    if not in_terminal():
+        return ask_login(question.params, None)
+    with Wake() as wake:
+        question.answer.add_done_callback(lambda _: wake.set())  # answered: the browser came back
+        return ask_login(question.params, wake)
 
 
 def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
-    print(f"{server} asks: {params.get('message', '')}")
+    print(clean(f"{server} asks: {params.get('message', '')}"))
     answer = _input("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
     if answer[:1] != "a":
         return {"action": "decline" if answer[:1] == "d" else "cancel"}
@@ -74,11 +104,11 @@ def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
     required = set(schema.get("required") or [])
     content: dict[str, Any] = {}
     for name, prop in (schema.get("properties") or {}).items():
-        label = prop.get("title") or name
+        label = clean(prop.get("title") or name)
         default = prop.get("default")
         choices = prop.get("enum") or [o.get("const") for o in prop.get("oneOf", []) if "const" in o]
         hint = f" ({'/'.join(map(str, choices))})" if choices else ""
-        hint += f" [{default}]" if default is not None else ""
+        hint = clean(hint + (f" [{default}]" if default is not None else ""))
         while True:
             raw = _input(f"  {label}{' *' if name in required else ''}{hint}: ").strip()
             if not raw:
@@ -115,3 +145,76 @@ def _convert(raw: str, prop: dict[str, Any]) -> Any:
     if choices and raw not in choices:
         raise ValueError(f"one of {', '.join(map(str, choices))}")
     return raw
+
+
+class ProgressLine:
+    """A call's progress on a terminal, instead of a progress bar: ``[demo.fit_model] 40%
+    (4/10) epoch 4/10``. On a terminal it is one line redrawn in place, a few times a
+    second at most (a server may send thousands of updates); elsewhere (output to a file
+    or a pipe) the first update and the last, two lines."""
+
+    every = 0.2  # seconds between redraws
+
+    def __init__(self, server: str, tool: str, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+        try:
+            self.tty = self.stream.isatty()
+        except (AttributeError, ValueError, OSError):
+            self.tty = False
+        self.prefix = clean(f"[{server}.{tool}]").replace("\n", " ")
+        self.text = self.prefix
+        self.shown = ""  # what the terminal shows now (on a terminal), or the last line printed
+        self.updates = 0
+        self.last = 0.0
+        self.finished = False
+
+    def update(self, progress: float, total: float | None, message: str | None) -> None:
+        if total:
+            shown = f"{100 * min(progress / total, 1):.0f}% ({progress:g}/{total:g})"
+        else:
+            shown = f"{progress:g}"
+        tail = " " + " ".join(clean(message).split()) if message else ""
+        self.text = f"{self.prefix} {shown}{tail}"
+        self.updates += 1
+        now = time.monotonic()
+        if self.updates == 1 or (self.tty and now - self.last >= self.every):
+            self.last = now
+            self._draw()
+
+    def _draw(self) -> None:
+        if not self.tty:
+            self.stream.write(self.text + "\n")
+            self.shown = self.text
+        else:
+            # One screen line at most: a wrapped line cannot be redrawn with \r.
+            width = max(shutil.get_terminal_size().columns - 1, 20)
+            text = self.text[:width]
+            self.stream.write("\r" + text + " " * max(len(self.shown) - len(text), 0))
+            self.shown = text
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Take the line off the screen (a log line is printed in its place)."""
+        if self.tty and self.shown:
+            self.stream.write("\r" + " " * len(self.shown) + "\r")
+            self.stream.flush()
+            self.shown = ""
+
+    def redraw(self) -> None:
+        if self.tty and self.updates and not self.finished:
+            self._draw()
+
+    def finish(self, note: str) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        if note != "done":
+            self.text += f" ({note})"
+        if self.text != self.shown:
+            self._draw()
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def __repr__(self) -> str:
+        return f"<ProgressLine {self.text!r}>"

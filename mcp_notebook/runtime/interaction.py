@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
 from ..errors import AuthError, ToolDenied
+from .terminal import StdinEnded, Wake, ask_login, read_line, stdin_is_terminal
 
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]
@@ -80,16 +81,35 @@ class ConsoleInteraction:
     services_prompts = False
 
     def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
-        if not (sys.stdin and sys.stdin.isatty()):
+        return self._approve(request, None)
+
+    def _approve(self, request: ApprovalRequest, wake: Wake | None) -> ApprovalAnswer:
+        if not stdin_is_terminal():
             return headless_approval(request, self.headless_approval)
         print(f"Approve {request.describe()} with arguments:")
         print(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
-        answer = input("[a]pprove / always [A]llow / [d]eny? ").strip()
+        try:
+            answer = read_line("[a]pprove / always [A]llow / [d]eny? ", wake)
+        except StdinEnded:
+            print("mcp-notebook: stdin ended: denied", file=sys.stderr)
+            return "deny"
         answers: dict[str, ApprovalAnswer] = {"a": "approve", "A": "always", "approve": "approve", "always": "always"}
-        return answers.get(answer, "deny")
+        return answers.get((answer or "").strip(), "deny")
 
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
-        return await asyncio.get_running_loop().run_in_executor(None, self.approve, request)
+        # Asked on a worker thread; an await that is cancelled ends the read (the wake).
+        wake = Wake()
+
+        def ask() -> ApprovalAnswer:
+            try:
+                return self._approve(request, wake)
+            finally:
+                wake.close()
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, ask)
+        finally:
+            wake.set()
 
     def wait(self, start: Start[T], server: str | None = None) -> T:
         return start()[0].result()
@@ -98,41 +118,42 @@ class ConsoleInteraction:
         return await asyncio.wrap_future(start()[0])
 
     def can_login(self) -> bool:
-        return bool(sys.stdin and sys.stdin.isatty())
+        return stdin_is_terminal()
 
     async def alogin(self, request: LoginRequest) -> str:
         """On a terminal: print the authorization URL and wait for the browser to come back
-        to the loopback listener, or for the address it landed on to be pasted."""
+        to the loopback listener, or for the address it landed on to be pasted. The paste
+        is read on a worker thread, which the wake ends when the browser comes back."""
         callback: Callback | None = Callback(request.redirect_uri)
         try:
             await callback.start()  # type: ignore[union-attr]
         except OSError:
             callback = None
         request.callback = callback
-        print(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:")
-        print(f"  {request.url}")
-        print("Waiting for the browser to come back (or paste the address it landed on, then Enter):")
-        loop = asyncio.get_running_loop()
-        pasted = loop.run_in_executor(None, _read_line)
+        wake = Wake()
+
+        def paste() -> str | None:
+            try:
+                return ask_login(request, wake)
+            finally:
+                wake.close()
+
+        pasted = asyncio.get_running_loop().run_in_executor(None, paste)
         waiting = [pasted] + ([asyncio.ensure_future(callback.wait())] if callback is not None else [])
         try:
             done, pending = await asyncio.wait(waiting, timeout=300, return_when=asyncio.FIRST_COMPLETED)
+            if pasted in done and pending and pasted.exception() is None and not pasted.result():
+                done, _ = await asyncio.wait(pending, timeout=300)  # Enter alone: keep waiting for the browser
             for future in done:
-                if not future.exception() and future.result():
+                if future.exception() is None and future.result():
                     return str(future.result())
-            if pasted in done and pending:  # Enter alone: keep waiting for the browser
-                done, _ = await asyncio.wait(pending, timeout=300)
-                for future in done:
-                    if not future.exception() and future.result():
-                        return str(future.result())
+            if pasted in done and isinstance(pasted.exception(), StdinEnded):
+                print("mcp-notebook: stdin ended: login cancelled", file=sys.stderr)
+                raise AuthError(f"the login to {request.server!r} was cancelled (stdin ended)")
             raise AuthError(f"no login to {request.server!r} arrived in 5 minutes; try again")
         finally:
+            wake.set()  # the worker stops reading stdin: nothing is left to take the next line
+            for future in waiting[1:]:
+                future.cancel()
             if callback is not None:
                 callback.close()
-
-
-def _read_line() -> str:
-    try:
-        return input().strip()
-    except EOFError:
-        return ""

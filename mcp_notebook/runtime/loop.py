@@ -17,6 +17,12 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _CANCEL_GRACE = 2.0  # seconds a Ctrl-C waits for the cancel to reach the server
+_here = threading.local()  # .loop_thread: True on a LoopThread's own thread
+
+
+def on_loop_thread() -> bool:
+    """True on the thread of any background loop: nothing there may wait for a person."""
+    return bool(getattr(_here, "loop_thread", False))
 
 
 class LoopThread:
@@ -43,6 +49,7 @@ class LoopThread:
             ready = threading.Event()
 
             def main() -> None:
+                _here.loop_thread = True
                 asyncio.set_event_loop(loop)
                 loop.call_soon(ready.set)
                 loop.run_forever()

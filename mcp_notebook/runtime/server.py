@@ -11,7 +11,7 @@ import functools
 import inspect
 import json
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from ..core.config import ServerConfig
 from ..core.links import linkable
@@ -54,10 +54,12 @@ T = TypeVar("T")
 JSON = dict[str, Any]
 _DEFAULT: Any = object()  # "use the configured default" (None means "no limit")
 F = TypeVar("F", bound=Callable[..., Coroutine[Any, Any, Any]])
+P = ParamSpec("P")
 
 
 def _on_loop(fn: F) -> F:
-    """Run the coroutine method on the background loop, whatever loop awaits it."""
+    """Run the coroutine method on the background loop, whatever loop awaits it. Its
+    blocking twin goes through ``Server._block`` (the plain coroutine, ``__wrapped__``)."""
 
     @functools.wraps(fn)
     def wrapper(self: Server, *args: Any, **kwargs: Any) -> Any:
@@ -132,6 +134,13 @@ class Server:
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._client._run(coro, self.name)
+
+    def _block(self, method: Callable[P, Coroutine[Any, Any, T]], *args: P.args, **kwargs: P.kwargs) -> T:
+        """The blocking twin of an ``@_on_loop`` method. Its plain coroutine runs on the loop
+        and this thread waits, answering prompts: the decorated method would wait (and ask)
+        on the loop's own thread, blocking it (and a login's browser redirect with it)."""
+        plain: Callable[..., Coroutine[Any, Any, T]] = method.__wrapped__  # type: ignore[attr-defined]
+        return self._run(plain(self, *args, **kwargs))  # (__wrapped__: set by functools.wraps in _on_loop)
 
     def __repr__(self) -> str:
         detail = f" {self.server_info.get('name')} {self.server_info.get('version')}" if self.server_info else ""
@@ -323,13 +332,13 @@ class Server:
         return await self.aconnect()
 
     def connect(self) -> Server:
-        return self._run(self.aconnect())
+        return self._block(self.aconnect)
 
     def close(self) -> None:
-        self._run(self.aclose())
+        self._block(self.aclose)
 
     def restart(self) -> Server:
-        return self._run(self.arestart())
+        return self._block(self.arestart)
 
     # -- OAuth -------------------------------------------------------------------------
 
@@ -350,7 +359,7 @@ class Server:
         return self
 
     def login(self, scopes: str | None = None) -> Server:
-        return self._run(self.alogin(scopes))
+        return self._block(self.alogin, scopes)
 
     def logout(self) -> None:
         """Forget this server's tokens and client registration (here and in the store)."""
@@ -519,7 +528,7 @@ class Server:
         return [Tool.from_raw(self.name, names.add(self.name, raw.get("name", "")), raw) for raw in raws]
 
     def list_tools(self, *, refresh: bool = False) -> list[Tool]:
-        return self._run(self.alist_tools(refresh=refresh))
+        return self._block(self.alist_tools, refresh=refresh)
 
     @_on_loop
     async def alist_resources(self, *, refresh: bool = False) -> list[Resource]:
@@ -527,7 +536,7 @@ class Server:
         return [Resource.from_raw(self.name, raw) for raw in raws]
 
     def list_resources(self, *, refresh: bool = False) -> list[Resource]:
-        return self._run(self.alist_resources(refresh=refresh))
+        return self._block(self.alist_resources, refresh=refresh)
 
     @_on_loop
     async def alist_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
@@ -535,7 +544,7 @@ class Server:
         return [ResourceTemplate.from_raw(self.name, raw) for raw in raws]
 
     def list_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
-        return self._run(self.alist_resource_templates(refresh=refresh))
+        return self._block(self.alist_resource_templates, refresh=refresh)
 
     @_on_loop
     async def alist_prompts(self, *, refresh: bool = False) -> list[Prompt]:
@@ -543,7 +552,7 @@ class Server:
         return [Prompt.from_raw(self.name, raw) for raw in raws]
 
     def list_prompts(self, *, refresh: bool = False) -> list[Prompt]:
-        return self._run(self.alist_prompts(refresh=refresh))
+        return self._block(self.alist_prompts, refresh=refresh)
 
     def _cached_tool(self, name: str) -> JSON | None:
         """The tool's listing entry if the listing is cached (safe from any thread)."""
@@ -778,7 +787,7 @@ class Server:
             callbacks.append(callback)
 
     def subscribe(self, uri: str, callback: Callable[[str, JSON], Any] | None = None) -> None:
-        self._run(self.asubscribe(uri, callback))
+        self._block(self.asubscribe, uri, callback)
 
     @_on_loop
     async def aunsubscribe(self, uri: str) -> None:
@@ -787,7 +796,7 @@ class Server:
         self._subscriptions.pop(uri, None)
 
     def unsubscribe(self, uri: str) -> None:
-        self._run(self.aunsubscribe(uri))
+        self._block(self.aunsubscribe, uri)
 
     @_on_loop
     async def arequest(self, method: str, params: JSON | None = None, *, timeout: float | None = _DEFAULT) -> JSON:
