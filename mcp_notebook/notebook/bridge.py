@@ -162,14 +162,9 @@ def _ticking() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _ui_poll() -> Iterator[Callable[[], None]]:
-    """jupyter-ui-poll's event pump (ipykernel 6), with Ctrl-C held back while it pumps.
-
-    A KeyboardInterrupt raised inside its pump leaves a coroutine never awaited (asyncio
-    then prints warnings into the cell) and can land before a card is closed; so here
-    SIGINT only sets a flag, and the interrupt is raised between pumps."""
-    from jupyter_ui_poll import ui_events
-
+def _sigint_held() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C only sets a flag inside (on the main thread); the caller raises it where an
+    interrupt can be handled. Yields: was there one?"""
     interrupted = False
 
     def hold(signum: int, frame: Any) -> None:
@@ -180,18 +175,30 @@ def _ui_poll() -> Iterator[Callable[[], None]]:
     if previous is not None:
         signal.signal(signal.SIGINT, hold)
     try:
-        with ui_events() as poll:
-
-            def pump() -> None:
-                poll(10)
-                if interrupted:
-                    raise KeyboardInterrupt
-
-            yield pump
+        yield lambda: interrupted
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-    if interrupted:
+
+
+@contextlib.contextmanager
+def _ui_poll() -> Iterator[Callable[[], None]]:
+    """jupyter-ui-poll's event pump (ipykernel 6), with Ctrl-C held back while it pumps.
+
+    A KeyboardInterrupt raised inside its pump leaves a coroutine never awaited (asyncio
+    then prints warnings into the cell) and can land before a card is closed; so here
+    SIGINT only sets a flag, and the interrupt is raised between pumps."""
+    from jupyter_ui_poll import ui_events
+
+    with _sigint_held() as interrupted, ui_events() as poll:
+
+        def pump() -> None:
+            poll(10)
+            if interrupted():
+                raise KeyboardInterrupt
+
+        yield pump
+    if interrupted():
         raise KeyboardInterrupt
 
 
@@ -446,11 +453,17 @@ class NotebookInteraction:
                                "please report this bug")  # fmt: skip
         if mode is Mode.STDIN:
             return console.ask(question, self)
-        card = self._card(question)
+        card = None
         done = threading.Event()
-        card.on_answer(lambda _: done.set())
         try:
-            display(card.widget)
+            # An interrupt while the card is built or shown would leave it half made and
+            # asking: it is held until the card can be closed.
+            with _sigint_held() as interrupted:
+                card = self._card(question)
+                card.on_answer(lambda _: done.set())
+                display(card.widget)
+            if interrupted():
+                raise KeyboardInterrupt
             if mode is Mode.WIDGET_POLL:
                 with _ui_poll() as pump:
                     while not done.is_set() and not question.answer.done():
@@ -460,7 +473,8 @@ class NotebookInteraction:
                 while not done.wait(0.1) and not question.answer.done():
                     pass
         except KeyboardInterrupt:
-            card.close("interrupted")
+            if card is not None:
+                card.close("interrupted")
             raise
         if not card.answered:
             card.close("withdrawn by the server")
