@@ -16,11 +16,27 @@ from __future__ import annotations
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
 TIMEOUT = 60.0
+KERNELS_DIR = Path(__file__).resolve().parent.parent / ".kernels"
+CONTROL_PROTOCOL_VERSION = "1.0.0"  # ipywidgets 8's jupyter.widget.control
+
+
+def kernel_names() -> list[str]:
+    """The test venv's kernel, and the ones scripts/setup --kernels made."""
+    names = ["python3"]
+    share = KERNELS_DIR / "share" / "jupyter" / "kernels"
+    if share.is_dir():
+        names += sorted(p.name for p in share.iterdir() if (p / "kernel.json").exists())
+    return names
+
+
+def kernel_env(kernel_name: str) -> dict[str, str]:
+    return {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")} if kernel_name != "python3" else {}
 
 
 def ipykernel_version(kernel_name: str) -> tuple[int, int]:
@@ -153,6 +169,28 @@ class Kernel:
         self.kc.control_channel.send(msg)
         reply = self.kc.control_channel.get_msg(timeout=TIMEOUT)
         self.subshell_id = reply["content"]["subshell_id"]
+
+    def connect_widget_manager(self) -> None:
+        """Do what a widget manager does when it connects to a kernel (measured in JupyterLab
+        and Voilà): open a comm to jupyter.widget.control, ask for the widgets' states, close
+        it once they came."""
+        comm_id = uuid.uuid4().hex
+        content = {"comm_id": comm_id, "target_name": "jupyter.widget.control", "data": {}}
+        self.kc.shell_channel.send(
+            self.kc.session.msg("comm_open", content, metadata={"version": CONTROL_PROTOCOL_VERSION})
+        )
+        self.kc.shell_channel.send(
+            self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {"method": "request_states"}})
+        )
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            msg = self._next(deadline)
+            self._record(msg)
+            content = msg["content"]
+            if msg["msg_type"] == "comm_msg" and content.get("comm_id") == comm_id:
+                if content["data"].get("method") == "update_states":
+                    break
+        self.kc.shell_channel.send(self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}}))
 
     def _comm(self, comm_id: str, data: dict[str, Any]) -> None:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})

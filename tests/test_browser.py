@@ -41,6 +41,19 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# The notebook's session is ready and its kernel connected and idle (JupyterLab's own state).
+KERNEL_READY = """() => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const context = panel && panel.sessionContext;
+    const kernel = context && context.session && context.session.kernel;
+    return !!(context && context.isReady && kernel && kernel.connectionStatus === 'connected'
+              && kernel.status === 'idle');
+}"""
+# The input prompt of cell i: "[ ]:", "[*]:" or "[n]:".
+PROMPT = (
+    "(i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-InputPrompt').innerText.trim())"
+)
+
 CELLS = [
     "%load_ext mcp_notebook",
     "%mcp add demo -- python -m mcp_notebook.demo",
@@ -90,7 +103,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory, protected_demo: str) -> Iterat
     env["MCP_NOTEBOOK_TOKEN_STORE"] = "memory"  # no tokens left behind
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}"],
+         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}",
+         "--LabApp.expose_app_in_browser=True"],  # window.jupyterapp: the test waits on the kernel's real state
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -127,36 +141,45 @@ def test_approve_and_elicitation_in_jupyterlab(lab: str) -> None:
         try:
             page.goto(f"{lab}/lab/tree/prompts.ipynb")
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=WAIT_MS)
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=WAIT_MS)
-            cells = page.locator(".jp-Notebook .jp-Cell")
             news = page.get_by_role("button", name="No", exact=True)  # JupyterLab asks about its news
             try:
                 news.click(timeout=5000)
             except Exception:
                 pass  # not asked this time
+            # The toolbar's indicator can say idle before the notebook has a kernel: a Shift+Enter
+            # then is lost. Wait for the session to be ready and its kernel connected and idle.
+            page.wait_for_function(KERNEL_READY, timeout=WAIT_MS)
+            cells = page.locator(".jp-Notebook .jp-Cell")
 
             def run(i: int) -> None:
-                cells.nth(i).locator(".jp-InputArea-editor").click()
+                """Run cell i as a person would; done once the notebook took it (its prompt
+                left [ ]). The cell before must have finished."""
+                cell = cells.nth(i)
+                cell.locator(".jp-InputArea-editor").click()
+                cell.locator(".cm-editor.cm-focused").wait_for(timeout=WAIT_MS)  # typing goes to this cell
                 page.keyboard.press("Shift+Enter")
+                page.wait_for_function(f"() => {PROMPT}({i}) !== '[ ]:'", timeout=WAIT_MS)
+
+            def finished(i: int) -> None:
+                """Until cell i shows its execution count ([n]:, not [*]:)."""
+                page.wait_for_function(f"() => /^\\[\\d+\\]:$/.test({PROMPT}({i}))", timeout=WAIT_MS)
 
             def output(i: int) -> str:
                 return cells.nth(i).locator(".jp-OutputArea").inner_text()
 
             run(0)
+            finished(0)
             run(1)
-            page.wait_for_function(
-                "() => document.querySelectorAll('.jp-Cell')[1].innerText.includes('✓ demo')", timeout=WAIT_MS
-            )
+            finished(1)
+            assert "✓ demo" in output(1)
             run(2)
             approve = cells.nth(2).locator("button.jupyter-button", has_text="Approve")
             approve.wait_for(timeout=WAIT_MS)
             DOCS.mkdir(exist_ok=True)
             cells.nth(2).screenshot(path=str(DOCS / "approval.png"))
             approve.click()
-            page.wait_for_function(
-                "() => document.querySelectorAll('.jp-Cell')[2].innerText.includes('deleted 152 Adelie')",
-                timeout=WAIT_MS,
-            )
+            finished(2)
+            assert "deleted 152 Adelie" in output(2)
             run(3)
             accept = cells.nth(3).locator("button.jupyter-button", has_text="Accept")
             accept.wait_for(timeout=WAIT_MS)
@@ -164,10 +187,7 @@ def test_approve_and_elicitation_in_jupyterlab(lab: str) -> None:
             cells.nth(3).locator(".widget-dropdown", has_text="Island").locator("select").select_option(label="Dream")
             cells.nth(3).screenshot(path=str(DOCS / "elicitation.png"))
             accept.click()
-            page.wait_for_function(
-                "() => document.querySelectorAll('.jp-Cell')[3].innerText.includes('recorded a female Gentoo')",
-                timeout=WAIT_MS,
-            )
+            finished(3)
             assert "recorded a female Gentoo of 4000 g on Dream" in output(3)
             page.screenshot(path=str(DOCS / "prompts-notebook.png"), full_page=True)
 
@@ -182,10 +202,8 @@ def test_approve_and_elicitation_in_jupyterlab(lab: str) -> None:
             tab = opened.value
             tab.wait_for_load_state()
             assert "Login complete" in tab.content()
-            page.wait_for_function(
-                "() => document.querySelectorAll('.jp-Cell')[4].innerText.includes('✓ secure')", timeout=WAIT_MS
-            )
-            assert "logged in" in output(4)
+            finished(4)
+            assert "✓ secure" in output(4) and "logged in" in output(4)
         except BaseException:
             failure = Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-browser-failure.png"
             page.screenshot(path=str(failure), full_page=True)

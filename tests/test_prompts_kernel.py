@@ -7,22 +7,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from conftest import EVERYTHING
-from kernels import Kernel, ipykernel_version, text_of
-
-ROOT = Path(__file__).resolve().parent.parent
-KERNELS_DIR = ROOT / ".kernels"
-
-
-def kernel_names() -> list[str]:
-    names = ["python3"]
-    share = KERNELS_DIR / "share" / "jupyter" / "kernels"
-    if share.is_dir():
-        names += sorted(p.name for p in share.iterdir() if (p / "kernel.json").exists())
-    return names
+from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
 
 
 def _channels(name: str) -> list[str]:
@@ -47,8 +35,7 @@ CASES = [(k, c) for k in kernel_names() for c in _channels(k)]
 @pytest.fixture(scope="module", params=CASES, ids=[f"{k}-{c}" for k, c in CASES])
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     name, channel = request.param
-    env = {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")} if name != "python3" else {}
-    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=env)
+    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(name))
     try:
         if channel == "subshell":
             k.use_subshell()

@@ -8,7 +8,7 @@ from IPython import get_ipython
 
 from ..core.session import current_server
 from ..runtime.interaction import ConsoleInteraction
-from . import completion, transform
+from . import completion, frontend, transform
 from .magics import MCPMagics
 
 __all__ = ["MCPMagics", "load_ipython_extension", "unload_ipython_extension"]
@@ -38,6 +38,8 @@ def load_ipython_extension(shell: Any) -> None:
     shell.user_ns[transform.CELL_RUNNER] = magics.run_cell_async
     shell.user_ns_hidden.update({transform.LINE_RUNNER: None, transform.CELL_RUNNER: None})
     _install_handlers(magics)
+    if getattr(shell, "kernel", None) is not None:
+        frontend.listen()  # a widget manager that connects from now on is heard
 
 
 def _install_handlers(magics: MCPMagics) -> None:

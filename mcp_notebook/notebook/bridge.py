@@ -11,8 +11,14 @@ running the cell; whether it gets through depends on the kernel (measured):
 So the bridge picks per kernel and per context (a blocking call, or an ``await``): widgets
 where clicks can arrive, ``input()`` on stdin where they cannot (it works in JupyterLab,
 Notebook, VS Code, Colab and terminal IPython), and the headless policy where nobody can
-answer (nbclient, papermill: no stdin), saying so in one line. The magics that can prompt
-are made awaitable on ipykernel 7 (see transform.py), so they use widgets there.
+answer, saying so in one line. The magics that can prompt are made awaitable on ipykernel 7
+(see transform.py), so they use widgets there.
+
+A frontend that sends ``allow_stdin=False`` is either a headless runner (nbclient,
+papermill) or one that shows widgets but has no ``input()`` (Voilà); frontend.py tells them
+apart by whether a widget manager connected. The latter gets cards wherever clicks reach the
+cell, and the headless policy, with a line saying what would show a card, where they cannot
+(a blocking call on ipykernel >= 7.4).
 
 Questions the server asks during a call arrive on the background loop; they are handed to
 the cell that waits for that call, which shows them: output then lands in the right cell.
@@ -46,7 +52,7 @@ from ..errors import AuthError, LoginRequired, RequestCancelled, RPCError
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Start, headless_approval
 from ..runtime.loop import on_loop_thread
 from ..runtime.terminal import stdin_is_terminal
-from . import console
+from . import console, frontend
 
 T = TypeVar("T")
 
@@ -57,6 +63,17 @@ class Mode(str, enum.Enum):
     WIDGET_POLL = "widgets (polling UI events)"
     STDIN = "stdin"
     HEADLESS = "headless"
+    HEADLESS_BLOCKED = "headless (widgets show, but a blocked cell gets no clicks and there is no stdin)"
+
+    @property
+    def headless(self) -> bool:
+        return self in (Mode.HEADLESS, Mode.HEADLESS_BLOCKED)
+
+
+BLOCKED_NOTE = (
+    "mcp-notebook: this frontend shows widgets but has no input(), and on ipykernel >= 7.4 a blocking call gets no "
+    "clicks, so the policy answers; in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card"
+)
 
 
 def _ipykernel_version() -> tuple[int, int] | None:
@@ -77,9 +94,12 @@ def choose_mode(setting: str, in_async: bool) -> Mode:
     kernel = getattr(shell, "kernel", None)
     if kernel is None:  # terminal IPython, or plain Python: a person types only on a terminal
         return Mode.STDIN if stdin_is_terminal() else Mode.HEADLESS  # `ipython x.ipy < /dev/null`: headless
-    if not getattr(kernel, "_allow_stdin", False) and setting != "widgets":
-        return Mode.HEADLESS  # a headless runner: no frontend to click, no stdin to type
     version = _ipykernel_version() or (6, 0)
+    if not getattr(kernel, "_allow_stdin", False) and setting != "widgets":
+        if not frontend.widget_manager_connected():
+            return Mode.HEADLESS  # a headless runner: no frontend to click, no stdin to type
+        if not in_async and version >= (7, 4):
+            return Mode.HEADLESS_BLOCKED  # widgets show (Voilà), but no click reaches a blocked cell
     if version[0] < 7:
         return Mode.WIDGET_POLL
     if in_async:
@@ -445,7 +465,9 @@ class NotebookInteraction:
 
     def _ask_now(self, question: Question, in_async: bool) -> Any:
         mode = choose_mode(self.mode_setting, in_async)
-        if mode is Mode.HEADLESS:
+        if mode.headless:
+            if mode is Mode.HEADLESS_BLOCKED:
+                print(BLOCKED_NOTE, file=sys.stderr)
             return self._headless(question)
         if on_loop_thread():
             # Waiting here for a person would block every connection (a bug: fail, not hang).
@@ -581,7 +603,8 @@ class NotebookInteraction:
     def show_urls(self, server: str, elicitations: list[dict[str, Any]]) -> None:
         """Pages a server needs visited before a call can work (error -32042): shown, not
         waited for (the call already failed; the person runs it again afterwards)."""
-        if choose_mode(self.mode_setting, in_async=False) in (Mode.STDIN, Mode.HEADLESS):
+        mode = choose_mode(self.mode_setting, in_async=False)
+        if mode is Mode.STDIN or mode.headless:
             for e in elicitations:
                 problem = link_problem(e.get("url"))
                 warning = f" (⚠ do not open it: {problem})" if problem else ""
@@ -598,7 +621,7 @@ class NotebookInteraction:
     # -- OAuth login (asked from the background loop, shown in the waiting cell) --------
 
     def can_login(self) -> bool:
-        return choose_mode(self.mode_setting, in_async=False) is not Mode.HEADLESS
+        return not choose_mode(self.mode_setting, in_async=False).headless
 
     async def alogin(self, request: LoginRequest) -> str:
         """The login card in the cell that waits; done when the browser comes back to the

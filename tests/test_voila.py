@@ -1,0 +1,157 @@
+"""Voilà in a real (headless) Chromium: a widget frontend that sends allow_stdin=False.
+
+A dashboard's button runs a blocking call in its callback. The card shows in the page and
+a click approves it where a blocked callback gets clicks (ipykernel 6, by polling); on
+ipykernel >= 7.4 it cannot, and the headless policy answers with a line saying what shows a
+card. Voilà runs the notebook before the page connects, so the cells themselves find nobody
+to click (the policy), which test_prompts_other covers with nbclient.
+
+Needs Debian's chromium, playwright and voila (MCP_NOTEBOOK_VOILA may name a voila
+executable in another environment); skipped without them outside CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kernels import KERNELS_DIR, ipykernel_version, kernel_names
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 60_000
+
+
+def _voila() -> list[str] | None:
+    if os.environ.get("MCP_NOTEBOOK_VOILA"):
+        return [os.environ["MCP_NOTEBOOK_VOILA"]]
+    try:
+        import voila  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return None
+    return [sys.executable, "-m", "voila"]
+
+
+VOILA = _voila()
+if not os.environ.get("CI"):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
+    if VOILA is None:
+        pytest.skip("voila is not installed (pip install voila, or set MCP_NOTEBOOK_VOILA)", allow_module_level=True)
+    pytest.importorskip("playwright.sync_api")
+
+CELLS = [
+    "%load_ext mcp_notebook",
+    f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
+    "import ipywidgets as w\n"
+    "from mcp_notebook import get_client\n"
+    "out = w.Output()\n"
+    "def delete(_):\n"
+    "    with out:\n"
+    "        print('RESULT', get_client()['demo'].call_tool('delete_penguins', {'species': 'Adelie'}).text)\n"
+    "button = w.Button(description='Delete Adelie')\n"
+    "button.on_click(delete)\n"
+    "display(button, out)",
+]
+
+
+def _kernel_python(name: str) -> str:
+    if name == "python3":
+        return sys.executable
+    spec = json.loads((KERNELS_DIR / "share" / "jupyter" / "kernels" / name / "kernel.json").read_text())
+    return str(spec["argv"][0])
+
+
+@pytest.fixture(params=kernel_names())
+def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """Voilà serving the dashboard on one kernel (as the notebook's "python3"): its address."""
+    name = request.param
+    if (7, 0) <= ipykernel_version(name) < (7, 4):
+        pytest.skip("ipykernel 7.0-7.3 gives a blocked cell only clicks sent on a subshell; Voilà sends none")
+    assert VOILA is not None
+    spec = tmp_path / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    argv = [_kernel_python(name), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec.joinpath("kernel.json").write_text(json.dumps({"argv": argv, "display_name": name, "language": "python",
+                                                        "env": env}))  # fmt: skip
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
+            for i, src in enumerate(CELLS)
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "dashboard.ipynb").write_text(json.dumps(notebook))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = subprocess.Popen(
+        [*VOILA, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "dashboard.ipynb"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "MCP_NOTEBOOK_TOKEN_STORE": "memory"},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                pytest.fail("Voilà did not start within 60 s")
+            time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}", name
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    url, name = dashboard
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )  # fmt: skip
+        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        try:
+            page.goto(url, timeout=WAIT_MS)
+            # Waits until Voilà ran the notebook and the page's widget manager rendered the button.
+            page.locator("button.jupyter-button", has_text="Delete Adelie").click(timeout=WAIT_MS * 2)
+            assert "✓ demo" in page.locator("body").inner_text()
+            if ipykernel_version(name) < (7, 0):
+                approve = page.locator("button.jupyter-button", has_text="Approve")
+                approve.click(timeout=WAIT_MS)  # waits until the card is rendered and enabled
+                page.wait_for_function("() => document.body.innerText.includes('RESULT ')", timeout=WAIT_MS)
+                assert "RESULT deleted 152 Adelie penguins" in page.locator("body").inner_text()
+            else:
+                page.wait_for_function("() => document.body.innerText.includes('nobody can answer')", timeout=WAIT_MS)
+                text = page.locator("body").inner_text()
+                assert "needs approval and nobody can answer here, so it was denied" in text
+                assert "in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card" in text
+                assert "Approve" not in text  # no card that could never be answered
+        except BaseException:
+            failure = Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-voila-failure.png"
+            page.screenshot(path=str(failure), full_page=True)
+            print(f"screenshot of the failure: {failure}")
+            raise
+        finally:
+            browser.close()
