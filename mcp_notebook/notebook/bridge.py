@@ -435,8 +435,13 @@ class NotebookInteraction:
             elif card is None:
                 from .cards import ProgressCard
 
-                card = waiter.progress[(server, tool)] = ProgressCard(server, tool, lambda: waiter.cancel())
-                display(card.widget)
+                # Held while the bar is built and shown: an interrupt then (its Cancel button
+                # may already show) would leave a bar that is not known, so never closed.
+                with _sigint_held() as interrupted:
+                    card = waiter.progress[(server, tool)] = ProgressCard(server, tool, lambda: waiter.cancel())
+                    display(card.widget)
+                if interrupted():
+                    raise KeyboardInterrupt
             card.update(progress, total, message)
         elif kind == "log":
             server, params = item
