@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .config import ServerConfig
-from .redact import is_secret_name
+from .redact import is_secret_name, replace_secret_args
 
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
 _OAUTH_NAMES = {"client_id": "clientId", "client_secret": "clientSecret", "client_metadata_url": "clientMetadataUrl",
@@ -120,25 +120,13 @@ def _secret_header(name: str, value: str) -> bool:
 
 
 def _args(args: list[str], server: str, secrets: _Secrets) -> list[str]:
-    """As redact_args hides them: ``--token X``, ``--api-key=X``, ``TOKEN=X``, ``Bearer X``."""
-    out: list[str] = []
-    option: str | None = None
-    for arg in args:
-        if option is not None:
-            out.append(secrets.ref(variable_name(server, option), arg))
-            option = None
-            continue
-        name, eq, value = arg.partition("=")
-        if eq and is_secret_name(name):
-            out.append(f"{name}={secrets.ref(variable_name(server, name.lstrip('-')), value)}")
-        elif arg.startswith("-") and is_secret_name(arg):
-            out.append(arg)
-            option = arg.lstrip("-")
-        elif arg.lower().startswith("bearer "):
-            out.append(secrets.credential(variable_name(server, "token"), arg))
-        else:
-            out.append(arg)
-    return out
+    """Secrets as redact_args finds them, saved as references: ``--token X``, ``TOKEN=X``, ``Bearer X``."""
+
+    def reference(name: str, value: str, whole: bool) -> str:
+        save = secrets.credential if whole else secrets.ref
+        return save(variable_name(server, name), value)
+
+    return replace_secret_args(args, reference)
 
 
 def _url(url: str, server: str, secrets: _Secrets) -> str:

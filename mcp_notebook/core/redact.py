@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 REDACTED = "***"
 
@@ -41,23 +41,30 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-def redact_args(args: Iterable[str]) -> list[str]:
-    """Hide values of secret-looking options: ``--token X``, ``--api-key=X``, ``TOKEN=X``."""
+def replace_secret_args(args: Iterable[str], replace: Callable[[str, str, bool], str]) -> list[str]:
+    """``args`` with each secret-looking value replaced by ``replace(name, value, whole)``:
+    ``--token X`` and ``--api-key=X`` (name "token", "api-key"), ``TOKEN=X``, and a whole
+    ``Bearer X`` argument (name "token", ``whole`` True)."""
     out: list[str] = []
-    hide_next = False
+    option: str | None = None
     for arg in args:
-        if hide_next:
-            out.append(REDACTED)
-            hide_next = False
+        if option is not None:
+            out.append(replace(option, arg, False))
+            option = None
             continue
-        name, eq, _ = arg.partition("=")
+        name, eq, value = arg.partition("=")
         if eq and is_secret_name(name):
-            out.append(f"{name}={REDACTED}")
+            out.append(f"{name}={replace(name.lstrip('-'), value, False)}")
         elif arg.startswith("-") and is_secret_name(arg):
             out.append(arg)
-            hide_next = True
+            option = arg.lstrip("-")
         elif arg.lower().startswith("bearer "):
-            out.append(REDACTED)
+            out.append(replace("token", arg, True))
         else:
             out.append(arg)
     return out
+
+
+def redact_args(args: Iterable[str]) -> list[str]:
+    """Hide values of secret-looking options: ``--token X``, ``--api-key=X``, ``TOKEN=X``."""
+    return replace_secret_args(args, lambda name, value, whole: REDACTED)
