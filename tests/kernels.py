@@ -244,3 +244,19 @@ def text_of(outputs: list[dict[str, Any]]) -> str:
         elif out["type"] == "error":
             parts.append(f"{out['ename']}: {out['evalue']}")
     return "\n".join(parts)
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    """A notebook of these code cells, with no outputs, for a frontend to open."""
+    import json
+
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
+            for i, src in enumerate(cells)
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook))

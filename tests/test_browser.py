@@ -8,7 +8,6 @@ them. Elsewhere, without chromium, the test is skipped with that reason.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -19,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kernels import write_notebook
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,16 +87,7 @@ def protected_demo() -> Iterator[str]:
 def lab(tmp_path_factory: pytest.TempPathFactory, protected_demo: str) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("lab")
     cells = [*CELLS, f"%mcp add secure {protected_demo}"]
-    notebook = {
-        "cells": [
-            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
-            for i, src in enumerate(cells)
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    (folder / "prompts.ipynb").write_text(json.dumps(notebook))
+    write_notebook(folder / "prompts.ipynb", cells)
     port = _free_port()
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     env["JUPYTER_PATH"] = ""  # only this venv's kernel

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kernels import KERNELS_DIR, ipykernel_version, kernel_names
+from kernels import KERNELS_DIR, ipykernel_version, kernel_names, write_notebook
 
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 60_000
@@ -83,16 +83,7 @@ def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
     argv = [_kernel_python(name), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     spec.joinpath("kernel.json").write_text(json.dumps({"argv": argv, "display_name": name, "language": "python",
                                                         "env": env}))  # fmt: skip
-    notebook = {
-        "cells": [
-            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
-            for i, src in enumerate(CELLS)
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    (tmp_path / "dashboard.ipynb").write_text(json.dumps(notebook))
+    write_notebook(tmp_path / "dashboard.ipynb", CELLS)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
