@@ -1,6 +1,9 @@
 """The same questions as the cards, asked with input(): terminal IPython, and kernels
 where a waiting cell cannot receive widget clicks (input() works in JupyterLab, Notebook,
-VS Code and Colab)."""
+VS Code and Colab).
+
+What a server sent is printed through ``printable`` (core/text.py): a terminal must not
+obey its escape sequences."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import json
 from typing import Any
 
 from ..core.links import link_problem
+from ..core.text import printable
 from ..errors import RPCError
 
 
@@ -21,13 +25,13 @@ def _input(prompt: str) -> str:
 def ask(question: Any, interaction: Any) -> Any:
     kind, server, params = question.kind, question.server, question.params
     if kind == "approval":
-        print(f"Approve {params.describe()} with arguments:")
-        print(json.dumps(params.arguments, indent=2, ensure_ascii=False, default=str))
+        print(printable(f"Approve {params.describe()} with arguments:"))
+        print(printable(json.dumps(params.arguments, indent=2, ensure_ascii=False, default=str)))
         answer = _input("Approve / Always allow / Deny? [a/A/d] ").strip()
         return {"a": "approve", "approve": "approve", "A": "always", "always": "always"}.get(answer, "deny")
     if kind == "url":
         url = params.get("url", "")
-        print(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}")
+        print(printable(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}"))
         problem = link_problem(url)
         if problem is not None:  # nothing to open: only declining or cancelling make sense
             print(f"  ⚠ do not open it: {problem}")
@@ -38,9 +42,10 @@ def ask(question: Any, interaction: Any) -> Any:
     if kind == "sampling":
         for message in params.get("messages") or []:
             content = message.get("content") or {}
-            print(f"[{message.get('role')}] {content.get('text', '')}")
+            print(printable(f"[{message.get('role')}] {content.get('text', '')}"))
         draft, model = interaction._draft(params)
-        reply = _input(f"{server} asks for a model reply (empty declines){f' [{draft}]' if draft else ''}: ") or draft
+        prompt = f"{server} asks for a model reply (empty declines){f' [{draft}]' if draft else ''}: "
+        reply = _input(printable(prompt)) or draft
         if not reply:
             raise RPCError(-1, "the user declined the sampling request")
         return {
@@ -57,8 +62,8 @@ def ask(question: Any, interaction: Any) -> Any:
 def login(request: Any) -> str | None:
     """Print the authorization URL; the browser's return lands on the listener, or the
     person pastes the address it landed on (a remote machine)."""
-    print(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:")
-    print(f"  {request.url}")
+    print(printable(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:"))
+    print(printable(f"  {request.url}"))
     answer = _input("Then press Enter (or paste the address the browser landed on): ").strip()
     callback = request.callback
     landed = callback.result() if callback is not None else None
@@ -66,7 +71,7 @@ def login(request: Any) -> str | None:
 
 
 def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
-    print(f"{server} asks: {params.get('message', '')}")
+    print(printable(f"{server} asks: {params.get('message', '')}"))
     answer = _input("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
     if answer[:1] != "a":
         return {"action": "decline" if answer[:1] == "d" else "cancel"}
@@ -80,7 +85,7 @@ def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
         hint = f" ({'/'.join(map(str, choices))})" if choices else ""
         hint += f" [{default}]" if default is not None else ""
         while True:
-            raw = _input(f"  {label}{' *' if name in required else ''}{hint}: ").strip()
+            raw = _input(printable(f"  {label}{' *' if name in required else ''}{hint}: ")).strip()
             if not raw:
                 if default is not None:
                     content[name] = default
@@ -93,7 +98,7 @@ def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
                 content[name] = _convert(raw, prop)
                 break
             except ValueError as e:
-                print(f"    {e}")
+                print(printable(f"    {e}"))
     return {"action": "accept", "content": content}
 
 

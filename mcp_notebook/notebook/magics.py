@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from IPython import get_ipython
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, Union, observe
@@ -28,9 +29,16 @@ _USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownSer
 
 
 def _one_line(error: MCPError) -> MCPError:
-    """Show a server or protocol error as its one line (with its type), no traceback."""
+    """Show a server or protocol error as its one line (with its type), no traceback; its
+    type in red unless IPython's colours are off (``--colors=nocolor``)."""
     name = type(error).__name__
-    error._render_traceback_ = lambda: [f"\x1b[0;31m{name}\x1b[0m: {error}"]  # type: ignore[attr-defined]
+
+    def render() -> list[str]:
+        shell = get_ipython()
+        plain = shell is None or str(getattr(shell, "colors", "")).lower() == "nocolor"
+        return [f"{name}: {error}" if plain else f"\x1b[0;31m{name}\x1b[0m: {error}"]
+
+    error._render_traceback_ = render  # type: ignore[attr-defined]
     return error
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
+from ..core.text import printable
 from ..errors import AuthError, ToolDenied
 
 T = TypeVar("T")
@@ -82,8 +83,8 @@ class ConsoleInteraction:
     def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         if not (sys.stdin and sys.stdin.isatty()):
             return headless_approval(request, self.headless_approval)
-        print(f"Approve {request.describe()} with arguments:")
-        print(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
+        print(printable(f"Approve {request.describe()} with arguments:"))
+        print(printable(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str)))
         answer = input("[a]pprove / always [A]llow / [d]eny? ").strip()
         return {"a": "approve", "A": "always", "approve": "approve", "always": "always"}.get(answer, "deny")
 
@@ -108,8 +109,8 @@ class ConsoleInteraction:
         except OSError:
             callback = None
         request.callback = callback
-        print(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:")
-        print(f"  {request.url}")
+        print(printable(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:"))
+        print(printable(f"  {request.url}"))
         print("Waiting for the browser to come back (or paste the address it landed on, then Enter):")
         loop = asyncio.get_running_loop()
         pasted = loop.run_in_executor(None, _read_line)

@@ -18,6 +18,7 @@ from ..core.links import linkable
 from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
+from ..core.text import printable
 from ..core.transports.http import (
     AuthChallenge,
     HttpStatusError,
@@ -136,7 +137,7 @@ class Server:
     def __repr__(self) -> str:
         detail = f" {self.server_info.get('name')} {self.server_info.get('version')}" if self.server_info else ""
         why = f" ({self.error})" if self.error and self.status is Status.FAILED else ""
-        return f"<Server {self.name!r} {self.transport_name} {self.status.value}{detail}{why}>"
+        return printable(f"<Server {self.name!r} {self.transport_name} {self.status.value}{detail}{why}>")
 
     # -- facts about the connection ----------------------------------------------------
 
