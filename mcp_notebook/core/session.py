@@ -43,6 +43,7 @@ NotificationListener = Callable[[str, JSON], Any]
 Handler = Callable[[JSON], "JSON | Awaitable[JSON]"]
 
 CLIENT_INFO = {"name": "mcp-notebook", "version": "0.1.0"}
+LOG_SIZE = 1000  # log messages kept per server (%mcp logs)
 # The server whose request a handler is answering (handlers take only the params).
 current_server: contextvars.ContextVar[str] = contextvars.ContextVar("current_server", default="")
 
@@ -145,7 +146,7 @@ class ClientSession:
         handlers: Handlers | None = None,
         request_timeout: float | None = 60.0,
         client_info: JSON | None = None,
-        log_size: int = 1000,
+        log_size: int = LOG_SIZE,
     ) -> None:
         self.name = name
         self.transport = transport
@@ -668,4 +669,4 @@ def _rpc_error(error: Any) -> MCPError:
     return RPCError(error["code"], str(error.get("message", "")), error.get("data"))
 
 
-__all__ = ["ClientSession", "Handlers"]
+__all__ = ["LOG_SIZE", "ClientSession", "Handlers"]

@@ -99,6 +99,9 @@ class MCPMagics(Magics):
     show_logs = Bool(True, help="Show a server's log messages in the cell of the call that caused them.").tag(
         config=True
     )
+    log_lines = Int(
+        50, help="Log messages a call prints in its cell; the rest are counted in one line and kept for %mcp logs."
+    ).tag(config=True)
     roots = List(
         Unicode(),
         help="Folders offered to servers as roots (none by default: a server's own arguments say where it works); "
@@ -133,6 +136,7 @@ class MCPMagics(Magics):
         "sampling_needs_approval",
         "prompt_mode",
         "show_logs",
+        "log_lines",
     )
     def _settings_changed(self, change: Any) -> None:
         self._apply()
@@ -164,6 +168,7 @@ class MCPMagics(Magics):
             interaction.sampling_needs_approval = self.sampling_needs_approval
             interaction.mode_setting = self.prompt_mode
             interaction.show_logs = self.show_logs
+            interaction.log_lines = self.log_lines
 
     def _context(self) -> commands.Context:
         return commands.Context(self.client, self.shell.user_ns)

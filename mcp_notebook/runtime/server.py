@@ -629,7 +629,7 @@ class Server:
         progress = self._progress(name, on_progress)
         try:
             raw = await self._client._awaitable(
-                self._arequest("tools/call", _call_params(name, arguments), timeout, progress)
+                self._arequest("tools/call", _call_params(name, arguments), timeout, progress), self.name
             )
         except RPCError as e:
             raise self._url_required(e) from None
