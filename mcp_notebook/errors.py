@@ -23,11 +23,15 @@
     ConfigWarning (a UserWarning)   a config file has a key that is not supported: ignored
 
 Messages are one line, say what happened and what to do, and never contain secrets.
+A message may quote a server's text: ``str(error)`` shows its control characters as
+escapes (see core/text.py); attributes such as ``RPCError.message`` keep it as sent.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from .core.text import printable
 
 __all__ = [
     "MCPError",
@@ -55,6 +59,11 @@ __all__ = [
 
 class MCPError(Exception):
     """Base class of every error mcp-notebook raises on purpose."""
+
+    def __str__(self) -> str:
+        # Tracebacks, the magics' one-line errors and str(e) all come here: a server's
+        # escape sequences in a message must not reach a terminal.
+        return printable(super().__str__())
 
 
 class ConfigError(MCPError, ValueError):

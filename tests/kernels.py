@@ -73,6 +73,7 @@ class Kernel:
         self.widgets: dict[str, dict[str, Any]] = {}  # comm_id -> state
         self.subshell_id: str | None = None
         self.echoes: list[str] = []  # comm ids whose update the kernel acknowledged
+        self.updates: dict[str, int] = {}  # comm id -> state updates the kernel sent
         self.silent: str | None = None  # set once the kernel failed to answer in time
 
     def close(self) -> None:
@@ -133,6 +134,7 @@ class Kernel:
             data = content.get("data", {})
             if data.get("method") in ("update", "echo_update"):
                 self.widgets[content["comm_id"]].update(data.get("state", {}))
+                self.updates[content["comm_id"]] = self.updates.get(content["comm_id"], 0) + 1
             if data.get("method") == "echo_update":
                 self.echoes.append(content["comm_id"])
 
@@ -219,6 +221,12 @@ class Kernel:
         # next cannot be handled before the value it depends on.
         deadline = time.monotonic() + TIMEOUT
         while comm_id not in self.echoes:
+            self._record(self._next(deadline))
+
+    def wait_until(self, condition: Any, timeout: float = TIMEOUT) -> None:
+        """Until ``condition()`` holds, recording what the kernel sends meanwhile."""
+        deadline = time.monotonic() + timeout
+        while not condition():
             self._record(self._next(deadline))
 
     def wait_for_text(self, text: str, timeout: float = TIMEOUT) -> None:

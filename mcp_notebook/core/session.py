@@ -47,6 +47,7 @@ NotificationListener = Callable[[str, JSON], Any]
 Handler = Callable[[JSON], "JSON | Awaitable[JSON]"]
 
 CLIENT_INFO = {"name": "mcp-notebook", "version": __version__}
+LOG_SIZE = 1000  # log messages kept per server (%mcp logs)
 # The server whose request a handler is answering (handlers take only the params).
 current_server: contextvars.ContextVar[str] = contextvars.ContextVar("current_server", default="")
 
@@ -150,7 +151,7 @@ class ClientSession:
         handlers: Handlers | None = None,
         request_timeout: float | None = 60.0,
         client_info: JSON | None = None,
-        log_size: int = 1000,
+        log_size: int = LOG_SIZE,
     ) -> None:
         self.name = name
         self.transport = transport
@@ -730,4 +731,4 @@ def _rpc_error(error: JSON) -> MCPError:
     return RPCError(error["code"], error.get("message", ""), error.get("data"))
 
 
-__all__ = ["ClientSession", "Handlers"]
+__all__ = ["LOG_SIZE", "ClientSession", "Handlers"]

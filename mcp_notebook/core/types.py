@@ -7,6 +7,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from .text import printable
+
 JSON = dict[str, Any]
 
 
@@ -213,7 +215,8 @@ class ReadResult(_ShowsItself):
 
     def __repr__(self) -> str:
         size = sum(len(str(c.get("text", c.get("blob", "")))) for c in self.contents)
-        return f"<ReadResult {self.uri}: {len(self.contents)} item(s), {self.mime_type or 'no type'}, {size:,} chars>"
+        shown = f"<ReadResult {self.uri}: {len(self.contents)} item(s), {self.mime_type or 'no type'}, {size:,} chars>"
+        return printable(shown)  # the MIME type is the server's
 
     @classmethod
     def from_raw(cls, server: str, uri: str, raw: JSON) -> ReadResult:

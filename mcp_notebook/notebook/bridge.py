@@ -22,6 +22,11 @@ cell, and the headless policy, with a line saying what would show a card, where 
 
 Questions the server asks during a call arrive on the background loop; they are handed to
 the cell that waits for that call, which shows them: output then lands in the right cell.
+
+A server can flood a call with notifications: a call prints at most ``log_lines`` of its log
+messages (the rest are counted in one line at its end, and kept for ``%mcp logs``), and its
+progress bars show the latest state at most every ``PROGRESS_EVERY`` seconds (and the last
+one always), so that 100,000 notifications cost about as much as a few.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ from IPython.display import display
 from ..core.links import link_problem
 from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
+from ..core.session import LOG_SIZE
+from ..core.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled, RPCError
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Start, headless_approval
 from ..runtime.loop import on_loop_thread
@@ -55,6 +62,8 @@ from ..runtime.terminal import stdin_is_terminal
 from . import console, frontend
 
 T = TypeVar("T")
+PROGRESS_EVERY = 0.25  # seconds between updates of a call's progress bars
+Bar = tuple[str, str]  # a progress bar: (server, tool)
 
 
 class Mode(str, enum.Enum):
@@ -132,8 +141,15 @@ class _Waiter:
         self.loop = loop
         # A blocking request is woken by its pipe and needs no lock-and-condition queue.
         self.inbox: Any = asyncio.Queue() if loop is not None else collections.deque() if blocking else queue.Queue()
-        self.progress: dict[tuple[str, str], Any] = {}
+        self.progress: dict[Bar, Any] = {}  # the cards shown
         self.wake_fd: int | None = None  # the write end of a blocking request's wake-up pipe
+        # Posted from the background loop (or a blocking request's pump), read by the cell.
+        self.lock = threading.Lock()
+        self.bars: dict[Bar, tuple[float, float | None, str | None]] = {}  # latest states not shown yet
+        self.bars_posted = False  # a "progress" item is on its way, or the cell holds it back
+        self.shown_at = -PROGRESS_EVERY  # when the cell last updated the bars (time.monotonic)
+        self.logs_posted = 0
+        self.logs_held = 0  # log messages past the cell's limit: counted, not printed
 
     def post(self, kind: str, item: Any) -> None:
         if self.loop is not None:
@@ -148,6 +164,35 @@ class _Waiter:
                     pass  # already awake (the pipe is full), or gone
         else:
             self.inbox.put((kind, item))
+
+    def post_progress(self, bar: Bar, state: tuple[float, float | None, str | None]) -> None:
+        """Keep a bar's latest state; one "progress" item stands for all of them until the
+        cell takes them, so a flood of notifications posts almost nothing."""
+        with self.lock:
+            self.bars[bar] = state
+            if self.bars_posted:
+                return
+            self.bars_posted = True
+        self.post("progress", None)
+
+    def take_progress(self) -> dict[Bar, tuple[float, float | None, str | None]]:
+        with self.lock:
+            bars, self.bars, self.bars_posted = self.bars, {}, False
+        return bars
+
+    def progress_due(self) -> float | None:
+        """Seconds until the bars' waiting states should be shown (0: now); None: none wait."""
+        if not self.bars_posted:
+            return None
+        return max(0.0, self.shown_at + PROGRESS_EVERY - time.monotonic())
+
+    def post_log(self, server: str, params: dict[str, Any], limit: int) -> None:
+        with self.lock:
+            if self.logs_posted >= limit:
+                self.logs_held += 1
+                return
+            self.logs_posted += 1
+        self.post("log", (server, params))
 
 
 def _outcome(future: concurrent.futures.Future[T], waiter: _Waiter) -> T:
@@ -243,10 +288,11 @@ class _BlockingWaker:
 
     def interval(self) -> float | None:
         # While a Cancel button shows on a kernel where a blocked cell only gets clicks by
-        # polling (ipykernel 6), come back often to poll.
+        # polling (ipykernel 6), come back often to poll; and when held-back progress is due.
+        due = self.waiter.progress_due()
         if self.waiter.progress and choose_mode(self.interaction.mode_setting, False) is Mode.WIDGET_POLL:
-            return 0.05
-        return None
+            return 0.05 if due is None else min(due, 0.05)
+        return due
 
     def serve(self, drain: bool = True) -> None:
         if drain:
@@ -259,7 +305,8 @@ class _BlockingWaker:
         while inbox:
             kind, item = inbox.popleft()
             self.interaction._handle(self.waiter, kind, item, in_async=False)
-        if self.interval() is not None:
+        self.interaction._handle(self.waiter, "progress", None, in_async=False)  # held back, now due?
+        if self.waiter.progress and choose_mode(self.interaction.mode_setting, False) is Mode.WIDGET_POLL:
             with _ui_poll() as pump:
                 pump()
 
@@ -290,6 +337,7 @@ class NotebookInteraction:
         self.sampler: Callable[[dict[str, Any]], Any] | None = None  # drafts a sampling reply
         self.sampling_needs_approval = True
         self.show_logs = True
+        self.log_lines = 50  # log messages a call prints in its cell
         self._waiters: list[_Waiter] = []
         self._lock = threading.Lock()
         self._url_cards: dict[str, Any] = {}
@@ -359,12 +407,17 @@ class NotebookInteraction:
         inbox: queue.Queue[tuple[str, Any]] = waiter.inbox
         while True:
             if not waiter.progress or choose_mode(self.mode_setting, in_async=False) is not Mode.WIDGET_POLL:
-                return inbox.get()
+                try:
+                    return inbox.get(timeout=waiter.progress_due())
+                except queue.Empty:
+                    return "progress", None  # held-back progress is due
             with _ui_poll() as pump:
                 while True:
                     try:
                         return inbox.get(timeout=0.05)
                     except queue.Empty:
+                        if waiter.progress_due() == 0:
+                            return "progress", None
                         pump()
 
     async def await_(self, start: Start[T], server: str | None = None) -> T:
@@ -379,7 +432,10 @@ class NotebookInteraction:
             future.add_done_callback(lambda _: waiter.post("done", None))
             with _ticking():
                 while True:
-                    kind, item = await waiter.inbox.get()
+                    try:
+                        kind, item = await asyncio.wait_for(waiter.inbox.get(), waiter.progress_due())
+                    except asyncio.TimeoutError:  # (not yet the builtin TimeoutError on Python 3.10)
+                        kind, item = "progress", None  # held-back progress is due
                     if kind == "done":
                         return _outcome(future, waiter)
                     if kind == "question":
@@ -404,8 +460,15 @@ class NotebookInteraction:
         with self._lock:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
+        self._show_progress(waiter)  # the last state, whatever was held back
         for card in waiter.progress.values():
             card.finish("done")
+        if waiter.logs_held:
+            total = waiter.logs_posted + waiter.logs_held
+            lines = f" --lines {min(total, LOG_SIZE)}" if total > 200 else ""  # 200: what %mcp logs shows
+            kept = f" (it keeps the last {LOG_SIZE:,})" if total > LOG_SIZE else ""
+            print(f"… {waiter.logs_held:,} more log messages from {waiter.server} not shown here: "
+                  f"%mcp logs {waiter.server}{lines}{kept}")  # fmt: skip
 
     def _current(self) -> _Waiter | None:
         with self._lock:
@@ -428,7 +491,29 @@ class NotebookInteraction:
                 if isinstance(e, KeyboardInterrupt):
                     raise
         elif kind == "progress":
-            server, tool, progress, total, message = item
+            if waiter.progress_due() == 0:
+                self._show_progress(waiter)
+            # else: shown when due (the waits above wake for it) or when the call ends
+        elif kind == "log":
+            server, params = item
+            data = params.get("data")
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+            logger = f" {params['logger']}:" if params.get("logger") else ""
+            lines = [c for c in waiter.progress.values() if isinstance(c, console.ProgressLine)]
+            for line in lines:
+                line.clear()  # the log line takes its place; it is drawn again below
+            print(printable(f"[{server} {params.get('level', 'info')}]{logger} {text}"))
+            for line in lines:
+                line.redraw()
+        elif kind == "url-complete":
+            card = self._url_cards.pop(item, None)
+            if card is not None:
+                card.completed()
+
+    def _show_progress(self, waiter: _Waiter) -> None:
+        """Update the bars to their latest states (a card for a new one)."""
+        waiter.shown_at = time.monotonic()
+        for (server, tool), (progress, total, message) in waiter.take_progress().items():
             card = waiter.progress.get((server, tool))
             if card is None and console.in_terminal():
                 card = waiter.progress[(server, tool)] = console.ProgressLine(server, tool)  # Ctrl-C cancels
@@ -443,21 +528,6 @@ class NotebookInteraction:
                 if interrupted():
                     raise KeyboardInterrupt
             card.update(progress, total, message)
-        elif kind == "log":
-            server, params = item
-            data = params.get("data")
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-            logger = f" {params['logger']}:" if params.get("logger") else ""
-            lines = [c for c in waiter.progress.values() if isinstance(c, console.ProgressLine)]
-            for line in lines:
-                line.clear()  # the log line takes its place; it is drawn again below
-            print(f"[{server} {params.get('level', 'info')}]{logger} {text}")
-            for line in lines:
-                line.redraw()
-        elif kind == "url-complete":
-            card = self._url_cards.pop(item, None)
-            if card is not None:
-                card.completed()
 
     async def _ahandle_question(self, question: Question) -> None:
         try:
@@ -594,14 +664,14 @@ class NotebookInteraction:
     def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
         waiter = self._current()
         if waiter is not None:
-            waiter.post("progress", (server, tool, progress, total, message))
+            waiter.post_progress((server, tool), (progress, total, message))
 
     def notification(self, server: str, method: str, params: dict[str, Any]) -> None:
         waiter = self._current()
         if waiter is None:
             return
         if method == "notifications/message" and self.show_logs and waiter.server == server:
-            waiter.post("log", (server, params))  # only in the cell of a call to that server
+            waiter.post_log(server, params, self.log_lines)  # only in the cell of a call to that server
         elif method == "notifications/elicitation/complete":
             waiter.post("url-complete", params.get("elicitationId"))
 
@@ -613,7 +683,8 @@ class NotebookInteraction:
             for e in elicitations:
                 problem = link_problem(e.get("url"))
                 warning = f" (⚠ do not open it: {problem})" if problem else ""
-                print(f"{server}: {e.get('message', 'open this page')}: {e.get('url')}{warning}", file=sys.stderr)
+                line = f"{server}: {e.get('message', 'open this page')}: {e.get('url')}{warning}"
+                print(printable(line), file=sys.stderr)
             return
         from .cards import UrlCard
 

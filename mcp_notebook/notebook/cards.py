@@ -4,6 +4,9 @@ and a progress bar. The only module besides widgets tests that imports ipywidget
 Each card has ``.widget`` to display, ``.answer`` once answered, and ``on_answer(fn)``.
 Button labels are fixed (docs and tests rely on them): "Accept", "Decline", "Cancel" for
 elicitation; "Approve", "Always allow", "Deny" for approval.
+
+What a server sent goes into a card's HTML through ``escape`` (core/text.py): escaped, and
+its control characters shown.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..core.links import link_problem
+from ..core.text import escape, printable
 from ..runtime.interaction import ApprovalRequest
 
 _BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
@@ -54,7 +58,7 @@ class Card:
             return
         self.answer, self.answered = answer, True
         self._disable()
-        self.status.value = f"<i>{html.escape(note)}</i>"
+        self.status.value = f"<i>{escape(note)}</i>"
         for callback in self._callbacks:
             callback(answer)
 
@@ -68,7 +72,7 @@ class Card:
         if not self.answered:
             self.answered = True
             self._disable()
-            self.status.value = f"<i>{html.escape(note)}</i>"
+            self.status.value = f"<i>{escape(note)}</i>"
 
 
 def link_html(url: str, label: str, style: str = "") -> str:
@@ -76,9 +80,9 @@ def link_html(url: str, label: str, style: str = "") -> str:
     core/links.py), a warning in its place (show the address itself as text beside it)."""
     problem = link_problem(url)
     if problem is not None:
-        return f"<span style='color:#d33'>⚠ not made a link: {html.escape(problem)}</span>"
+        return f"<span style='color:#d33'>⚠ not made a link: {escape(problem)}</span>"
     href, css = html.escape(url, quote=True), html.escape(style, quote=True)
-    return f"<a href='{href}' target='_blank' rel='noopener noreferrer' style='{css}'>{html.escape(label)}</a>"
+    return f"<a href='{href}' target='_blank' rel='noopener noreferrer' style='{css}'>{escape(label)}</a>"
 
 
 def _walk(widget: Any) -> list[Any]:
@@ -103,16 +107,15 @@ class ApprovalCard(Card):
         self.request = request
         hints = (
             "".join(
-                f"<tr><td>{html.escape(k)}</td><td>{html.escape(json.dumps(v))}</td></tr>"
-                for k, v in request.annotations.items()
+                f"<tr><td>{escape(k)}</td><td>{escape(json.dumps(v))}</td></tr>" for k, v in request.annotations.items()
             )
             or "<tr><td colspan=2>none</td></tr>"
         )
-        title = f" — {html.escape(request.title)}" if request.title else ""
-        arguments = html.escape(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
+        title = f" — {escape(request.title)}" if request.title else ""
+        arguments = escape(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
         head = w.HTML(
             "<b>🔐 Approve a tool call?</b> "
-            f"<code>{html.escape(request.server)}.{html.escape(request.tool)}</code>{title}"
+            f"<code>{escape(request.server)}.{escape(request.tool)}</code>{title}"
             f"<table style='font-size:0.9em'>{hints}</table>"
             "<div style='color:#777;font-size:0.85em'>Annotations are hints from the server, not verified.</div>"
             f"<pre style='{_PRE}'>{arguments}</pre>"
@@ -138,7 +141,9 @@ class ApprovalCard(Card):
 class _Field:
     def __init__(self, name: str, schema: dict[str, Any], required: bool) -> None:
         self.name, self.schema, self.required = name, schema, required
-        label = str(schema.get("title") or name) + (" *" if required else "")
+        # Labels are text, not HTML, in ipywidgets: shown printable (a bidi override could
+        # make a label read other than it is). Values stay as the server sent them.
+        label = printable(str(schema.get("title") or name)) + (" *" if required else "")
         kind = schema.get("type")
         default = schema.get("default")
         options = _options(schema)
@@ -168,9 +173,7 @@ class _Field:
         help_text = schema.get("description")
         if help_text and help_text.strip().lower() == str(schema.get("title") or name).strip().lower():
             help_text = None  # the label says it already
-        self.help = w.HTML(
-            f"<span style='color:#777;font-size:0.85em'>{html.escape(help_text)}</span>" if help_text else ""
-        )
+        self.help = w.HTML(f"<span style='color:#777;font-size:0.85em'>{escape(help_text)}</span>" if help_text else "")
         self.error = w.HTML()
         self.widget = w.VBox([self.input, self.help, self.error])
 
@@ -210,10 +213,10 @@ def _options(schema: dict[str, Any]) -> list[tuple[str, Any]] | None:
     of {const, title}."""
     if "enum" in schema:
         names = schema.get("enumNames") or schema["enum"]
-        return [(str(n), v) for n, v in zip(names, schema["enum"], strict=False)]
+        return [(printable(str(n)), v) for n, v in zip(names, schema["enum"], strict=False)]
     for key in ("oneOf", "anyOf"):
         if isinstance(schema.get(key), list) and all(isinstance(o, dict) and "const" in o for o in schema[key]):
-            return [(str(o.get("title", o["const"])), o["const"]) for o in schema[key]]
+            return [(printable(str(o.get("title", o["const"]))), o["const"]) for o in schema[key]]
     return None
 
 
@@ -225,7 +228,7 @@ class ElicitationCard(Card):
         schema = params.get("requestedSchema") or {}
         required = set(schema.get("required") or [])
         self.fields = [_Field(n, s, n in required) for n, s in (schema.get("properties") or {}).items()]
-        head = w.HTML(f"<b>📝 {html.escape(server)} asks</b><div>{html.escape(str(params.get('message', '')))}</div>")
+        head = w.HTML(f"<b>📝 {escape(server)} asks</b><div>{escape(str(params.get('message', '')))}</div>")
         self.widget = w.VBox(
             [
                 head,
@@ -244,7 +247,7 @@ class ElicitationCard(Card):
         content, ok = {}, True
         for f in self.fields:
             value, error = f.value()
-            f.error.value = f"<span style='color:#d33;font-size:0.85em'>{html.escape(error)}</span>" if error else ""
+            f.error.value = f"<span style='color:#d33;font-size:0.85em'>{escape(error)}</span>" if error else ""
             if error:
                 ok = False
             elif value is not None:
@@ -265,9 +268,9 @@ class UrlCard(Card):
         safe = link_problem(url) is None
         opener = link_html(url, "open it in a new tab") + (" (nothing is fetched before you click)" if safe else "")
         head = w.HTML(
-            f"<b>🌐 {html.escape(server)} asks you to open a page</b>"
-            f"<div>{html.escape(str(params.get('message', '')))}</div>"
-            f"<div><code style='word-break:break-all'>{html.escape(url)}</code></div>"
+            f"<b>🌐 {escape(server)} asks you to open a page</b>"
+            f"<div>{escape(str(params.get('message', '')))}</div>"
+            f"<div><code style='word-break:break-all'>{escape(url)}</code></div>"
             f"<div>{opener}</div>"
         )
         buttons = _buttons(
@@ -289,10 +292,10 @@ class LoginCard(Card):
 
     def __init__(self, request: Any) -> None:
         super().__init__()
-        scopes = f" · scopes: <code>{html.escape(request.scopes)}</code>" if request.scopes else ""
+        scopes = f" · scopes: <code>{escape(request.scopes)}</code>" if request.scopes else ""
         head = w.HTML(
-            f"<b>🔐 {html.escape(request.server)} needs you to log in</b>"
-            f"<div>at {html.escape(request.issuer)}{scopes}</div>"
+            f"<b>🔐 {escape(request.server)} needs you to log in</b>"
+            f"<div>at {escape(request.issuer)}{scopes}</div>"
             f"<div style='margin:6px 0'>{link_html(request.url, 'Log in', _LOGIN_BUTTON)} (opens a new tab)</div>"
         )
         self.pasted = w.Text(
@@ -339,19 +342,18 @@ class SamplingCard(Card):
         self.model = model
         parts = []
         if params.get("systemPrompt"):
-            parts.append(f"<div><b>system</b><pre style='{_PRE}'>{html.escape(params['systemPrompt'])}</pre></div>")
+            parts.append(f"<div><b>system</b><pre style='{_PRE}'>{escape(params['systemPrompt'])}</pre></div>")
         for message in params.get("messages") or []:
             content = message.get("content") or {}
             blocks = content if isinstance(content, list) else [content]
             text = "\n".join(str(b.get("text", f"[{b.get('type')}]")) for b in blocks)
             parts.append(
-                f"<div><b>{html.escape(str(message.get('role')))}</b>"
-                f"<pre style='{_PRE}'>{html.escape(text)}</pre></div>"
+                f"<div><b>{escape(str(message.get('role')))}</b><pre style='{_PRE}'>{escape(text)}</pre></div>"
             )
         facts = {k: params[k] for k in ("maxTokens", "modelPreferences", "temperature", "stopSequences") if k in params}
         head = w.HTML(
-            f"<b>🤖 {html.escape(server)} asks for a model reply</b>{''.join(parts)}"
-            f"<div style='color:#777;font-size:0.85em'>{html.escape(json.dumps(facts))}</div>"
+            f"<b>🤖 {escape(server)} asks for a model reply</b>{''.join(parts)}"
+            f"<div style='color:#777;font-size:0.85em'>{escape(json.dumps(facts))}</div>"
         )
         self.reply = w.Textarea(value=draft, placeholder="Write the reply the server will receive",
                                 layout=w.Layout(width="100%", height="6em"))  # fmt: skip
@@ -381,7 +383,7 @@ class ProgressCard:
 
     def __init__(self, server: str, tool: str, cancel: Callable[[], None]) -> None:
         self.bar = w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="50%"))
-        self.label = w.HTML(f"<code>{html.escape(server)}.{html.escape(tool)}</code>")
+        self.label = w.HTML(f"<code>{escape(server)}.{escape(tool)}</code>")
         self.button = w.Button(description="Cancel", button_style="warning")
 
         def on_cancel(_: Any) -> None:
@@ -390,7 +392,7 @@ class ProgressCard:
 
         self.button.on_click(on_cancel)
         self.widget = w.HBox([self.bar, self.button, self.label])
-        self.prefix = f"<code>{html.escape(server)}.{html.escape(tool)}</code> "
+        self.prefix = f"<code>{escape(server)}.{escape(tool)}</code> "
 
     def update(self, progress: float, total: float | None, message: str | None) -> None:
         if total:
@@ -401,11 +403,11 @@ class ProgressCard:
             self.bar.bar_style = "info"
             self.bar.value = self.bar.max  # unknown total: a full, striped-looking bar
             shown = f"{progress:g}"
-        self.label.value = self.prefix + html.escape(f"{shown} {message or ''}")
+        self.label.value = self.prefix + escape(f"{shown} {message or ''}")
 
     def finish(self, note: str) -> None:
         self.button.disabled = True
-        self.label.value = self.prefix + html.escape(note)
+        self.label.value = self.prefix + escape(note)
 
 
 class SubscriptionView:
@@ -416,7 +418,7 @@ class SubscriptionView:
         self.widget = w.HTML(self._text("waiting for updates"))
 
     def _text(self, note: str) -> str:
-        return f"🔔 <code>{html.escape(self.server)}</code> <code>{html.escape(self.uri)}</code>: {html.escape(note)}"
+        return f"🔔 <code>{escape(self.server)}</code> <code>{escape(self.uri)}</code>: {escape(note)}"
 
     def updated(self, uri: str, params: dict[str, Any]) -> None:
         # Runs on the background loop; a widget's state may change from any thread.

@@ -2,7 +2,10 @@
 where a waiting cell cannot receive widget clicks (input() works in JupyterLab, Notebook,
 VS Code and Colab). End of input ends a question: an approval is denied, a form cancelled,
 a sampling request declined, a login cancelled, each said in one line. Also the text
-progress line a terminal shows instead of a progress bar."""
+progress line a terminal shows instead of a progress bar.
+
+What a server sent is printed through ``printable`` (core/text.py): a terminal must not
+obey its escape sequences."""
 
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ from typing import Any, TextIO
 from IPython import get_ipython
 
 from ..core.links import link_problem
+from ..core.text import printable
 from ..errors import RPCError
-from ..runtime.terminal import StdinEnded, Wake, ask_login, clean, read_line
+from ..runtime.terminal import StdinEnded, Wake, ask_login, read_line
 
 # What end of input means for each kind of question.
 _ENDED = {"approval": "denied", "sampling": "declined", "login": "login cancelled"}
@@ -49,13 +53,13 @@ def ask(question: Any, interaction: Any) -> Any:
 def _ask(question: Any, interaction: Any) -> Any:
     kind, server, params = question.kind, question.server, question.params
     if kind == "approval":
-        print(f"Approve {clean(params.describe())} with arguments:")
-        print(json.dumps(params.arguments, indent=2, ensure_ascii=False, default=str))  # escapes control characters
+        print(printable(f"Approve {params.describe()} with arguments:"))
+        print(printable(json.dumps(params.arguments, indent=2, ensure_ascii=False, default=str)))
         answer = _input("Approve / Always allow / Deny? [a/A/d] ").strip()
         return {"a": "approve", "approve": "approve", "A": "always", "always": "always"}.get(answer, "deny")
     if kind == "url":
         url = params.get("url", "")
-        print(clean(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}"))
+        print(printable(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}"))
         problem = link_problem(url)
         if problem is not None:  # nothing to open: only declining or cancelling make sense
             print(f"  ⚠ do not open it: {problem}")
@@ -66,10 +70,10 @@ def _ask(question: Any, interaction: Any) -> Any:
     if kind == "sampling":
         for message in params.get("messages") or []:
             content = message.get("content") or {}
-            print(clean(f"[{message.get('role')}] {content.get('text', '')}"))
+            print(printable(f"[{message.get('role')}] {content.get('text', '')}"))
         draft, model = interaction._draft(params)
         prompt = f"{server} asks for a model reply (empty declines){f' [{draft}]' if draft else ''}: "
-        reply = _input(clean(prompt)) or draft
+        reply = _input(printable(prompt)) or draft
         if not reply:
             raise RPCError(-1, "the user declined the sampling request")
         return {
@@ -96,7 +100,7 @@ def login(question: Any) -> str | None:
 
 
 def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
-    print(clean(f"{server} asks: {params.get('message', '')}"))
+    print(printable(f"{server} asks: {params.get('message', '')}"))
     answer = _input("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
     if answer[:1] != "a":
         return {"action": "decline" if answer[:1] == "d" else "cancel"}
@@ -104,13 +108,13 @@ def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
     required = set(schema.get("required") or [])
     content: dict[str, Any] = {}
     for name, prop in (schema.get("properties") or {}).items():
-        label = clean(prop.get("title") or name)
+        label = printable(str(prop.get("title") or name))
         default = prop.get("default")
         choices = prop.get("enum") or [o.get("const") for o in prop.get("oneOf", []) if "const" in o]
         hint = f" ({'/'.join(map(str, choices))})" if choices else ""
-        hint = clean(hint + (f" [{default}]" if default is not None else ""))
+        hint = printable(hint + (f" [{default}]" if default is not None else ""))
         while True:
-            raw = _input(f"  {label}{' *' if name in required else ''}{hint}: ").strip()
+            raw = _input(printable(f"  {label}{' *' if name in required else ''}{hint}: ")).strip()
             if not raw:
                 if default is not None:
                     content[name] = default
@@ -123,7 +127,7 @@ def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
                 content[name] = _convert(raw, prop)
                 break
             except ValueError as e:
-                print(f"    {e}")
+                print(printable(f"    {e}"))
     return {"action": "accept", "content": content}
 
 
@@ -161,7 +165,7 @@ class ProgressLine:
             self.tty = self.stream.isatty()
         except (AttributeError, ValueError, OSError):
             self.tty = False
-        self.prefix = clean(f"[{server}.{tool}]").replace("\n", " ")
+        self.prefix = printable(f"[{server}.{tool}]").replace("\n", " ")
         self.text = self.prefix
         self.shown = ""  # what the terminal shows now (on a terminal), or the last line printed
         self.updates = 0
@@ -173,7 +177,7 @@ class ProgressLine:
             shown = f"{100 * min(progress / total, 1):.0f}% ({progress:g}/{total:g})"
         else:
             shown = f"{progress:g}"
-        tail = " " + " ".join(clean(message).split()) if message else ""
+        tail = " " + " ".join(printable(message).split()) if message else ""
         self.text = f"{self.prefix} {shown}{tail}"
         self.updates += 1
         now = time.monotonic()

@@ -4,6 +4,10 @@ The core's result types reach these renderers from their own ``_repr_mimebundle_
 results show richly in any frontend, with or without ``%load_ext``, from a magic or from
 the Python API. Large outputs warn past one threshold and truncate the display (never
 the data) past another.
+
+What a server sent is untrusted: HTML renderings escape it, and every rendering (HTML and
+text) shows its control characters as escapes (core/text.py), so that a terminal never
+obeys them. The data itself is never changed.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.text import escape, printable
 from ..core.types import CallResult, PromptResult, ReadResult, Status
 from ..runtime.server import Server
 
@@ -63,7 +68,7 @@ def _size_notes(total_chars: int, budget: _Budget, where: str, html_out: bool) -
     if not notes:
         return []
     if html_out:
-        return [f'<div style="{_WARN}">{html.escape(" ".join(notes))}</div>']
+        return [f'<div style="{_WARN}">{escape(" ".join(notes))}</div>']
     return [f"⚠ {n}" for n in notes]
 
 
@@ -93,27 +98,27 @@ def _data_uri(mime: str, data: str) -> str:
 def _block_html(block: dict[str, Any], budget: _Budget) -> str:
     kind = block.get("type")
     if kind == "text":
-        return f'<pre style="{_PRE}">{html.escape(budget.take(str(block.get("text", ""))))}</pre>'
+        return f'<pre style="{_PRE}">{escape(budget.take(str(block.get("text", ""))))}</pre>'
     if kind == "image" and block.get("data"):
         return f'<img src="{_data_uri(block.get("mimeType", "image/png"), block["data"])}" style="max-width:100%"/>'
     if kind == "audio" and block.get("data"):
         return f'<audio controls src="{_data_uri(block.get("mimeType", "audio/wav"), block["data"])}"></audio>'
     if kind == "resource_link":
-        name = html.escape(str(block.get("title") or block.get("name") or ""))
-        uri = html.escape(str(block.get("uri", "")))
-        extra = " · ".join(html.escape(str(block[k])) for k in ("mimeType", "description") if block.get(k))
+        name = escape(str(block.get("title") or block.get("name") or ""))
+        uri = escape(str(block.get("uri", "")))
+        extra = " · ".join(escape(str(block[k])) for k in ("mimeType", "description") if block.get(k))
         return f"<div>🔗 <b>{name}</b> <code>{uri}</code> <span style='{_MUTED}'>{extra}</span></div>"
     if kind == "resource":
         return _contents_html(block.get("resource") or {}, budget)
-    return f'<pre style="{_PRE}">{html.escape(budget.take(_json(block)))}</pre>'
+    return f'<pre style="{_PRE}">{escape(budget.take(_json(block)))}</pre>'
 
 
 def _contents_html(item: dict[str, Any], budget: _Budget) -> str:
-    uri = html.escape(str(item.get("uri", "")))
+    uri = escape(str(item.get("uri", "")))
     mime = str(item.get("mimeType") or "")
-    head = f"<div style='{_MUTED}'>📄 <code>{uri}</code> {html.escape(mime)}</div>"
+    head = f"<div style='{_MUTED}'>📄 <code>{uri}</code> {escape(mime)}</div>"
     if "text" in item:
-        return head + f'<pre style="{_PRE}">{html.escape(budget.take(str(item["text"])))}</pre>'
+        return head + f'<pre style="{_PRE}">{escape(budget.take(str(item["text"])))}</pre>'
     blob = str(item.get("blob", ""))
     if mime.startswith("image/"):
         return head + f'<img src="{_data_uri(mime, blob)}" style="max-width:100%"/>'
@@ -149,21 +154,21 @@ def call_result_html(result: CallResult) -> str:
     parts: list[str] = []
     if result.is_error:
         parts.append(
-            f'<div style="{_ERROR}"><b>Tool error</b> from <code>{html.escape(result.server)}.'
-            f"{html.escape(result.tool)}</code></div>"
+            f'<div style="{_ERROR}"><b>Tool error</b> from <code>{escape(result.server)}.'
+            f"{escape(result.tool)}</code></div>"
         )
     parts += [_block_html(b, budget) for b in _shown_blocks(result)]
     if result.structured is not None:
         table = _table_html(result.structured)
-        parts.append(table or f'<pre style="{_PRE}">{html.escape(budget.take(_json(result.structured)))}</pre>')
+        parts.append(table or f'<pre style="{_PRE}">{escape(budget.take(_json(result.structured)))}</pre>')
     if result.output_error:
-        parts.append(f'<div style="{_WARN}">{html.escape(result.output_error)}</div>')
+        parts.append(f'<div style="{_WARN}">{escape(result.output_error)}</div>')
     parts = _size_notes(_result_size(result), budget, ".content / .text / .structured", True) + parts
     blocks = len(result.content)
     footer = f"{result.server}.{result.tool} · {blocks} content block{'s' * (blocks != 1)}"
     if result.structured is not None:
         footer += " · structured (.structured, .to_frame())"
-    parts.append(f"<div style='{_MUTED}'>{html.escape(footer)}</div>")
+    parts.append(f"<div style='{_MUTED}'>{escape(footer)}</div>")
     return "<div class='mcp-result'>" + "".join(parts) + "</div>"
 
 
@@ -191,7 +196,8 @@ def call_result_text(result: CallResult) -> str:
         lines.append(budget.take(_json(result.structured)))
     if result.output_error:
         lines.append(f"⚠ {result.output_error}")
-    return "\n".join(_size_notes(_result_size(result), budget, ".content / .text / .structured", False) + lines)
+    notes = _size_notes(_result_size(result), budget, ".content / .text / .structured", False)
+    return printable("\n".join(notes + lines))
 
 
 def read_result_html(result: ReadResult) -> str:
@@ -207,14 +213,14 @@ def read_result_html(result: ReadResult) -> str:
             except ValueError:
                 table = None  # not records after all: shown as text below
         if table:
-            uri = html.escape(str(item.get("uri", "")))
-            parts.append(f"<div style='{_MUTED}'>📄 <code>{uri}</code> {html.escape(mime)}</div>{table}")
+            uri = escape(str(item.get("uri", "")))
+            parts.append(f"<div style='{_MUTED}'>📄 <code>{uri}</code> {escape(mime)}</div>{table}")
         else:
             parts.append(_contents_html(item, budget))
     size = sum(len(str(i.get("text", i.get("blob", "")))) for i in result.contents)
     parts = _size_notes(size, budget, ".text / .bytes / .contents", True) + parts
     parts.append(
-        f"<div style='{_MUTED}'>{html.escape(result.server)} · {html.escape(result.uri)} · "
+        f"<div style='{_MUTED}'>{escape(result.server)} · {escape(result.uri)} · "
         f"{len(result.contents)} item(s) · .text, .bytes, .to_frame()</div>"
     )
     return "<div class='mcp-resource'>" + "".join(parts) + "</div>"
@@ -231,14 +237,14 @@ def read_result_text(result: ReadResult) -> str:
                 f"[{item.get('mimeType', 'blob')}, {len(str(item.get('blob', ''))) * 3 // 4:,} bytes: use .bytes]"
             )
     size = sum(len(str(i.get("text", i.get("blob", "")))) for i in result.contents)
-    return "\n".join(_size_notes(size, budget, ".text / .bytes / .contents", False) + lines)
+    return printable("\n".join(_size_notes(size, budget, ".text / .bytes / .contents", False) + lines))
 
 
 def prompt_result_html(result: PromptResult) -> str:
     budget = _Budget()
-    parts = [f"<div style='{_MUTED}'>{html.escape(result.description)}</div>"] if result.description else []
+    parts = [f"<div style='{_MUTED}'>{escape(result.description)}</div>"] if result.description else []
     for message in result.messages:
-        role = html.escape(str(message.get("role", "")))
+        role = escape(str(message.get("role", "")))
         content = message.get("content") or {}
         parts.append(f"<div><b>{role}</b>{_block_html(content, budget)}</div>")
     return "<div class='mcp-prompt'>" + "".join(parts) + "</div>"
@@ -249,7 +255,7 @@ def prompt_result_text(result: PromptResult) -> str:
     lines = [result.description] if result.description else []
     for message in result.messages:
         lines.append(f"[{message.get('role', '')}] {_block_text(message.get('content') or {}, budget)}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 # -- servers -----------------------------------------------------------------------------
@@ -258,12 +264,12 @@ def prompt_result_text(result: PromptResult) -> str:
 def summary_line(server: Server, counts: dict[str, int | None]) -> str:
     """One line about a server: ✓ name: server version · protocol · counts."""
     if server.error:
-        return f"✗ {server.name}: {server.error}"
+        return printable(f"✗ {server.name}: {server.error}")
     if server.status is Status.DISABLED:
         return f"○ {server.name}: disabled ({server.config.source}); %mcp restart {server.name} connects it"
     info = server.server_info
     shown = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in counts.items() if n is not None)
-    return (
+    return printable(
         f"✓ {server.name}: {info.get('name', '?')} {info.get('version', '')} · protocol {server.protocol_version}"
         + (f" · {shown}" if shown else "")
     )
@@ -298,21 +304,20 @@ class ServerStatus:
         lines.append(f"{'capabilities':15} {json.dumps(self.capabilities)}")
         if self.instructions:
             lines += ["instructions:", self.instructions]
-        return "\n".join(lines)
+        return printable("\n".join(lines))
 
     def _repr_html_(self) -> str:
         rows = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>"
-            f"{html.escape(str(v))}</td></tr>"
+            f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(str(v))}</td></tr>"
             for k, v in self.facts.items()
             if v is not None
         )
-        caps = html.escape(_json(self.capabilities))
+        caps = escape(_json(self.capabilities))
         out = f"<table>{rows}</table><details><summary>capabilities</summary><pre style='{_PRE}'>{caps}</pre></details>"
         if self.instructions:
             out += (
                 f"<details><summary>instructions</summary><pre style='{_PRE}'>"
-                f"{html.escape(self.instructions)}</pre></details>"
+                f"{escape(self.instructions)}</pre></details>"
             )
         return out
 
@@ -339,12 +344,12 @@ class ServerLogs:
         parts += [f"log messages ({len(self.messages)}):", *self._message_lines()]
         if self.diagnostics:
             parts += ["skipped output and protocol notes:", *self.diagnostics]
-        return "\n".join(parts)
+        return printable("\n".join(parts))
 
     def _repr_html_(self) -> str:
         def section(title: str, lines: list[str]) -> str:
-            body = html.escape("\n".join(lines)) or "(none)"
-            return f"<div><b>{html.escape(title)}</b><pre style='{_PRE}'>{body}</pre></div>"
+            body = escape("\n".join(lines)) or "(none)"
+            return f"<div><b>{escape(title)}</b><pre style='{_PRE}'>{body}</pre></div>"
 
         out = section(f"stderr ({len(self.stderr)} lines)", self.stderr)
         out += section(f"log messages ({len(self.messages)})", self._message_lines())

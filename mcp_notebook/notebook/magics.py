@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from IPython import get_ipython
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
@@ -30,9 +31,16 @@ _USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownSer
 
 
 def _one_line(error: MCPError) -> MCPError:
-    """Show a server or protocol error as its one line (with its type), no traceback."""
+    """Show a server or protocol error as its one line (with its type), no traceback; its
+    type in red unless IPython's colours are off (``--colors=nocolor``)."""
     name = type(error).__name__
-    error._render_traceback_ = lambda: [f"\x1b[0;31m{name}\x1b[0m: {error}"]  # type: ignore[attr-defined]
+
+    def render() -> list[str]:
+        shell = get_ipython()
+        plain = shell is None or str(getattr(shell, "colors", "")).lower() == "nocolor"
+        return [f"{name}: {error}" if plain else f"\x1b[0;31m{name}\x1b[0m: {error}"]
+
+    error._render_traceback_ = render  # type: ignore[attr-defined]
     return error
 
 
@@ -95,6 +103,9 @@ class MCPMagics(Magics):
     show_logs = Bool(True, help="Show a server's log messages in the cell of the call that caused them.").tag(
         config=True
     )
+    log_lines = Int(
+        50, help="Log messages a call prints in its cell; the rest are counted in one line and kept for %mcp logs."
+    ).tag(config=True)
     roots = List(
         Unicode(),
         help="Folders offered to servers as roots (none by default: a server's own arguments say where it works); "
@@ -131,6 +142,7 @@ class MCPMagics(Magics):
         "sampling_needs_approval",
         "prompt_mode",
         "show_logs",
+        "log_lines",
     )
     def _settings_changed(self, change: Any) -> None:
         self._apply()
@@ -162,6 +174,7 @@ class MCPMagics(Magics):
             interaction.sampling_needs_approval = self.sampling_needs_approval
             interaction.mode_setting = self.prompt_mode
             interaction.show_logs = self.show_logs
+            interaction.log_lines = self.log_lines
 
     def _context(self) -> commands.Context:
         return commands.Context(self.client, self.shell.user_ns)

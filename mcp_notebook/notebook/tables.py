@@ -1,4 +1,8 @@
-"""DataFrames of listings and results. The only module that imports pandas."""
+"""DataFrames of listings and results. The only module that imports pandas.
+
+A listing's text (names, titles, descriptions) is the server's, and pandas prints strings
+as they are in a terminal: listings hold it printable (core/text.py). A result's table
+(``to_frame()``) is data and is never changed."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.text import printable
 from ..core.types import CallResult, Prompt, ReadResult, Resource, ResourceTemplate, Tool
 
 SERVER_COLUMNS = [
@@ -49,6 +54,8 @@ _HINTS = {
 
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    """A listing's table."""
+    rows = [{k: printable(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]
     return pd.DataFrame.from_records(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
 
 

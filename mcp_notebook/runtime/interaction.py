@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
+from ..core.text import printable
 from ..errors import AuthError, ToolDenied
 from .terminal import StdinEnded, Wake, ask_login, read_line, stdin_is_terminal
 
@@ -86,8 +87,8 @@ class ConsoleInteraction:
     def _approve(self, request: ApprovalRequest, wake: Wake | None) -> ApprovalAnswer:
         if not stdin_is_terminal():
             return headless_approval(request, self.headless_approval)
-        print(f"Approve {request.describe()} with arguments:")
-        print(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
+        print(printable(f"Approve {request.describe()} with arguments:"))
+        print(printable(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str)))
         try:
             answer = read_line("[a]pprove / always [A]llow / [d]eny? ", wake)
         except StdinEnded:

@@ -18,6 +18,7 @@ from ..core.links import linkable
 from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
+from ..core.text import printable
 from ..core.transports.http import (
     AuthChallenge,
     HttpStatusError,
@@ -145,7 +146,7 @@ class Server:
     def __repr__(self) -> str:
         detail = f" {self.server_info.get('name')} {self.server_info.get('version')}" if self.server_info else ""
         why = f" ({self.error})" if self.error and self.status is Status.FAILED else ""
-        return f"<Server {self.name!r} {self.transport_name} {self.status.value}{detail}{why}>"
+        return printable(f"<Server {self.name!r} {self.transport_name} {self.status.value}{detail}{why}>")
 
     # -- facts about the connection ----------------------------------------------------
 
@@ -641,7 +642,7 @@ class Server:
         progress = self._progress(name, on_progress)
         try:
             raw = await self._client._awaitable(
-                self._arequest("tools/call", _call_params(name, arguments), timeout, progress)
+                self._arequest("tools/call", _call_params(name, arguments), timeout, progress), self.name
             )
         except RPCError as e:
             raise self._url_required(e) from None

@@ -14,9 +14,9 @@ import os
 import select
 import sys
 import threading
-import unicodedata
 from typing import Any
 
+from ..core.text import printable
 from .loop import on_loop_thread
 
 
@@ -42,12 +42,6 @@ def can_wake() -> bool:
     except (AttributeError, ValueError, OSError):
         return False
     return True
-
-
-def clean(text: Any) -> str:
-    """A server's text made safe to print on a terminal: control characters (escape
-    sequences could move the cursor, rewrite the screen) become spaces; line ends stay."""
-    return "".join(" " if c != "\n" and unicodedata.category(c) == "Cc" else c for c in str(text))
 
 
 class Wake:
@@ -127,8 +121,8 @@ def ask_login(request: Any, wake: Wake | None) -> str | None:
     address the person pasted, or ``None`` (the browser came back to the listener, which
     has the address; or, where a wake cannot be seen, Enter alone before it came back).
     The caller sets ``wake`` when the listener gets the browser or the login ends."""
-    print(clean(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:"))
-    print(f"  {clean(request.url)}", flush=True)
+    print(printable(f"{request.server} needs you to log in at {request.issuer}. Open this address in a browser:"))
+    print(f"  {printable(request.url)}", flush=True)
     callback = request.callback
     if wake is None or not can_wake() or callback is None:
         answer = (read_line("Then press Enter (or paste the address the browser landed on): ", wake) or "").strip()
@@ -141,4 +135,4 @@ def ask_login(request: Any, wake: Wake | None) -> str | None:
         # Enter alone before the browser came back: keep waiting for it.
 
 
-__all__ = ["StdinEnded", "Wake", "ask_login", "can_wake", "clean", "read_line", "stdin_is_terminal"]
+__all__ = ["StdinEnded", "Wake", "ask_login", "can_wake", "read_line", "stdin_is_terminal"]
