@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .core import views as _views
 from .errors import (
     ArgumentError,
     AuthError,
@@ -111,6 +112,16 @@ if TYPE_CHECKING:
     from .runtime.client import Client, get_client
     from .runtime.interaction import ApprovalRequest
     from .runtime.server import Server, Settings
+
+
+def _notebook_views() -> Any:
+    # The notebook layer renders results and makes their DataFrames (core/views.py).
+    from .notebook import views
+
+    return views
+
+
+_views.use(_notebook_views)
 
 
 def load_ipython_extension(shell: Any) -> None:

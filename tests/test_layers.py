@@ -26,6 +26,19 @@ def test_core_and_runtime_import_no_notebook_stack() -> None:
     assert not [m for m in loaded if m.split(".")[0] in HEAVY]
 
 
+def test_core_and_runtime_never_reach_up_to_the_notebook_layer() -> None:
+    """Not even lazily, inside a function: what they need from it is a seam (core/views.py)."""
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "mcp_notebook"
+    upward = re.compile(r"^\s*(from|import)\s+(\.\.notebook|mcp_notebook\.notebook)", re.MULTILINE)
+    found = [
+        str(p) for layer in ("core", "runtime") for p in (package / layer).rglob("*.py") if upward.search(p.read_text())
+    ]
+    assert found == []
+
+
 def test_import_mcp_notebook_is_cheap() -> None:
     loaded = _modules_after("import mcp_notebook")
     assert not [m for m in loaded if m.split(".")[0] in (*HEAVY, "jsonschema", "httpx", "asyncio")]

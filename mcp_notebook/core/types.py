@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .text import printable
+from .views import views
 
 JSON = dict[str, Any]
 
@@ -152,10 +153,8 @@ class _ShowsItself:
     with or without ``%load_ext``."""
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        # The renderers live in the notebook layer, imported on the first display.
-        from ..notebook.display import mimebundle
-
-        return mimebundle(self, include, exclude)
+        # The renderers live in the notebook layer (core/views.py), imported on the first display.
+        return views().mimebundle(self, include, exclude)
 
 
 @dataclass(frozen=True)
@@ -199,9 +198,7 @@ class CallResult(_ShowsItself):
     def to_frame(self) -> Any:
         """A pandas DataFrame of the structured records (or of JSON text)."""
         # pandas lives in the notebook layer, imported only when a table is asked for.
-        from ..notebook.tables import call_result_frame
-
-        return call_result_frame(self)
+        return views().call_result_frame(self)
 
 
 @dataclass(frozen=True)
@@ -242,9 +239,7 @@ class ReadResult(_ShowsItself):
 
     def to_frame(self) -> Any:
         """A pandas DataFrame of a CSV, TSV, JSON records, JSON Lines or Parquet resource."""
-        from ..notebook.tables import read_result_frame
-
-        return read_result_frame(self)
+        return views().read_result_frame(self)
 
 
 @dataclass(frozen=True)

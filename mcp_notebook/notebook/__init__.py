@@ -18,10 +18,10 @@ _COMPLETION_KEYS = ("%mcp", "%%mcp_call")
 
 def _awaiting_cells() -> bool:
     """ipykernel 7 delivers widget clicks to awaiting cells (see bridge.py)."""
-    from .bridge import _ipykernel_version
+    from .bridge import ipykernel_version
 
     shell = get_ipython()
-    version = _ipykernel_version()
+    version = ipykernel_version()
     return getattr(shell, "kernel", None) is not None and version is not None and version[0] >= 7
 
 

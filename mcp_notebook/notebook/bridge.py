@@ -85,7 +85,7 @@ BLOCKED_NOTE = (
 )
 
 
-def _ipykernel_version() -> tuple[int, int] | None:
+def ipykernel_version() -> tuple[int, int] | None:
     try:
         import ipykernel
     except ImportError:
@@ -103,7 +103,7 @@ def choose_mode(setting: str, in_async: bool) -> Mode:
     kernel = getattr(shell, "kernel", None)
     if kernel is None:  # terminal IPython, or plain Python: a person types only on a terminal
         return Mode.STDIN if stdin_is_terminal() else Mode.HEADLESS  # `ipython x.ipy < /dev/null`: headless
-    version = _ipykernel_version() or (6, 0)
+    version = ipykernel_version() or (6, 0)
     if not getattr(kernel, "_allow_stdin", False) and setting != "widgets":
         if not frontend.widget_manager_connected():
             return Mode.HEADLESS  # a headless runner: no frontend to click, no stdin to type
