@@ -192,7 +192,16 @@ class Kernel:
             if msg["msg_type"] == "comm_msg" and content.get("comm_id") == comm_id:
                 if content["data"].get("method") == "update_states":
                     break
-        self.kc.shell_channel.send(self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}}))
+        close = self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}})
+        self.kc.shell_channel.send(close)
+        # Handled before the next request goes out, as a frontend paces them: ipykernel 7.0-7.3
+        # can strand a request that arrives while it is still busy with another (see above).
+        while True:
+            msg = self._next(deadline)
+            self._record(msg)
+            if msg["parent_header"].get("msg_id") == close["header"]["msg_id"] and msg["msg_type"] == "status":
+                if msg["content"]["execution_state"] == "idle":
+                    break
 
     def _comm(self, comm_id: str, data: dict[str, Any]) -> None:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})

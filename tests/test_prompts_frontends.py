@@ -11,7 +11,11 @@ from collections.abc import Iterator
 import pytest
 from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
 
-NAMES = kernel_names()
+# Not ipykernel 7.0-7.3: a fresh one of those can strand the first click sent on a subshell
+# while a cell runs (ipython/ipykernel#1529; here 1 run in 5 with the other core busy), and
+# these tests need a fresh kernel each. Their widget modes are the ones 6.x and 7.4 use
+# (polling, awaiting), plus the subshell clicks test_prompts_kernel.py covers on 7.3.
+NAMES = [name for name in kernel_names() if not (7, 0) <= ipykernel_version(name) < (7, 4)]
 
 
 @pytest.fixture(params=NAMES, ids=NAMES)
