@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .core import views as _views
+from .core.views import use as use_views
 from .errors import (
     ArgumentError,
     AuthError,
@@ -121,7 +121,8 @@ def _notebook_views() -> Any:
     return views
 
 
-_views.use(_notebook_views)
+use_views(_notebook_views)  # results show themselves, with or without %load_ext
+del use_views
 
 
 def load_ipython_extension(shell: Any) -> None:

@@ -22,6 +22,10 @@ from queue import Empty
 from typing import Any
 
 TIMEOUT = 60.0
+# Debian's Chromium as the browser tests launch it: without the background-networking flags
+# it tries hosts this machine cannot reach.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]  # fmt: skip
 KERNELS_DIR = Path(__file__).resolve().parent.parent / ".kernels"
 CONTROL_PROTOCOL_VERSION = "1.0.0"  # ipywidgets 8's jupyter.widget.control
 

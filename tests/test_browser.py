@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kernels import write_notebook
+from kernels import CHROMIUM_ARGS, write_notebook
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,9 +125,8 @@ def test_approve_and_elicitation_in_jupyterlab(lab: str) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )  # fmt: skip
+            args=CHROMIUM_ARGS,
+        )
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         try:
             page.goto(f"{lab}/lab/tree/prompts.ipynb")

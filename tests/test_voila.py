@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kernels import KERNELS_DIR, ipykernel_version, kernel_names, write_notebook
+from kernels import CHROMIUM_ARGS, KERNELS_DIR, ipykernel_version, kernel_names, write_notebook
 
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 60_000
@@ -119,9 +119,8 @@ def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )  # fmt: skip
+            args=CHROMIUM_ARGS,
+        )
         page = browser.new_page(viewport={"width": 1000, "height": 700})
         try:
             page.goto(url, timeout=WAIT_MS)
