@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from mcp_notebook import ApprovalPolicy, ApprovalRequest, Client, ToolDenied
+from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
 
 DESTRUCTIVE = {"destructiveHint": True}
 
@@ -35,35 +36,21 @@ def test_unknown_mode() -> None:
         ApprovalPolicy(mode="sometimes")  # type: ignore[arg-type]
 
 
-class Answers:
+class Answers(Interaction):
     """An interaction that answers approvals from a list (as a person would)."""
 
-    services_prompts = False
-    headless_approval = "deny"
-
-    def __init__(self, *answers: str) -> None:
+    def __init__(self, *answers: ApprovalAnswer) -> None:
         self.answers = list(answers)
         self.asked: list[ApprovalRequest] = []
 
-    def approve(self, request: ApprovalRequest) -> str:
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.asked.append(request)
         return self.answers.pop(0)
-
-    async def aapprove(self, request: ApprovalRequest) -> str:
-        return self.approve(request)
-
-    def wait(self, start, server=None):  # type: ignore[no-untyped-def]
-        return start()[0].result()
-
-    async def await_(self, start, server=None):  # type: ignore[no-untyped-def]
-        import asyncio
-
-        return await asyncio.wrap_future(start()[0])
 
 
 def test_python_api_asks_then_remembers_always_allow() -> None:
     answers = Answers("deny", "always")
-    client = Client(interaction=answers)  # type: ignore[arg-type]
+    client = Client(interaction=answers)
     try:
         demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
         with pytest.raises(ToolDenied, match=r"demo\.delete_penguins was denied; nothing was sent"):

@@ -251,7 +251,7 @@ class ClientSession:
         future: Any,
     ) -> tuple[int, JSON, _Pending]:
         if self._closed:
-            raise self._closed_exception()
+            raise self.closed_exception()
         rid = next(self._ids)  # atomic: blocking calls come from any thread
         pending = _Pending(future, method, self.request_timeout if timeout is ... else timeout)
         message: JSON = {"jsonrpc": "2.0", "id": rid, "method": method}
@@ -532,13 +532,13 @@ class ClientSession:
             self._sweep_timer.cancel()
             self._sweep_timer = self._sweep_at = None
         for pending in list(self._pending.values()):
-            self._settle(pending, error=self._closed_exception(pending.method))
+            self._settle(pending, error=self.closed_exception(pending.method))
         for task in self._incoming.values():
             task.cancel()
         if error is not None:
             self._emit("$/closed", {"error": str(error)})
 
-    def _closed_exception(self, method: str | None = None) -> MCPError:
+    def closed_exception(self, method: str | None = None) -> MCPError:
         if self.closed_error is not None:
             exc = self.closed_error
             if method:
@@ -565,7 +565,7 @@ class ClientSession:
                 if pending.timeout is not None:  # progress restarts the clock
                     pending.deadline = time.monotonic() + pending.timeout
                 if pending.on_progress is not None:
-                    self._safe_call(
+                    self.call_safely(
                         pending.on_progress, params.get("progress", 0), params.get("total"), params.get("message")
                     )
         elif method == "notifications/message":
@@ -585,9 +585,9 @@ class ClientSession:
 
     def _emit(self, method: str, params: JSON) -> None:
         for listener in list(self._listeners):
-            self._safe_call(listener, method, params)
+            self.call_safely(listener, method, params)
 
-    def _safe_call(self, fn: Callable[..., Any], *args: Any) -> None:
+    def call_safely(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
             result = fn(*args)
             if inspect.isawaitable(result):

@@ -56,7 +56,7 @@ from ..core.oauth import LoginRequest
 from ..core.session import LOG_SIZE
 from ..core.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled, RPCError
-from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Start, headless_approval
+from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start, headless_approval
 from ..runtime.loop import on_loop_thread
 from ..runtime.terminal import stdin_is_terminal
 from . import console, frontend
@@ -325,10 +325,11 @@ def _wake_pipe() -> tuple[int, int]:
     return pipe
 
 
-class NotebookInteraction:
+class NotebookInteraction(Interaction):
     """The Interaction the magics install: cards in the cell, or stdin, or the policy."""
 
     services_prompts = True
+    shows_progress = True
 
     def __init__(self) -> None:
         self.mode_setting: Literal["auto", "widgets", "stdin", "headless"] = "auto"

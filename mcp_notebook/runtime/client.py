@@ -17,7 +17,7 @@ from ..core.scopes import load_servers
 from ..core.session import Handlers
 from ..core.tokens import TokenStore, default_store
 from ..core.types import CallResult, Status
-from ..errors import LoginRequired, UnknownServer, UnknownTool
+from ..errors import UnknownServer, UnknownTool
 from .interaction import ConsoleInteraction, Interaction
 from .loop import LoopThread, default_loop
 from .server import _DEFAULT, Server, Settings
@@ -71,19 +71,12 @@ class Client:
         self._token_store = store
 
     def _can_login(self) -> bool:
-        can = getattr(self.interaction, "can_login", None)
-        return bool(can()) if can is not None else hasattr(self.interaction, "alogin")
+        return self.interaction.can_login()
 
     async def _login(self, request: LoginRequest) -> str:
         """A server needs a person to log in: the interaction shows how (a card in the
         cell, a terminal prompt); where nobody can, LoginRequired says what to do."""
-        alogin = getattr(self.interaction, "alogin", None)
-        if alogin is None:
-            raise LoginRequired(
-                f"server {request.server!r} needs a login and nobody can log in here; "
-                f"log in from a notebook (%mcp login {request.server}) or a terminal (server.login())"
-            )
-        return str(await alogin(request))
+        return await self.interaction.alogin(request)
 
     def __repr__(self) -> str:
         connected = sum(s.status is Status.CONNECTED for s in self._servers.values())

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
+from ..core.session import Waker
 from ..core.text import printable
-from ..errors import AuthError, ToolDenied
+from ..errors import AuthError, LoginRequired, ToolDenied
 from .terminal import StdinEnded, Wake, ask_login, read_line, stdin_is_terminal
 
 T = TypeVar("T")
@@ -40,24 +43,58 @@ class ApprovalRequest:
         return f"{self.server}.{self.tool} (hints from the server, untrusted: {hints})"
 
 
-class Interaction(Protocol):
-    headless_approval: Literal["deny", "allow"]
+class Interaction:
+    """What the runtime asks of whoever sits at the kernel; every member it uses is here.
 
-    def approve(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+    The defaults describe nobody: approvals follow ``headless_approval``, waiting is plain,
+    progress and pages are not shown, and nobody can log in. ``ConsoleInteraction`` (a
+    terminal) and the notebook layer's interaction override what they can do.
+    """
 
-    async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+    headless_approval: Literal["deny", "allow"] = "deny"
+    # True when waiting must go through ``wait``/``await_`` (the server's questions are
+    # answered there) and a blocking request must serve ``blocking``'s waker.
+    services_prompts: bool = False
+    shows_progress: bool = False  # whether ``progress`` shows anything (else calls ask for none)
+
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Ask before a tool runs, on the calling thread (blocking calls)."""
+        return headless_approval(request, self.headless_approval)
+
+    async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Ask before a tool runs, in the awaiting task (awaited calls)."""
+        return self.approve(request)
 
     def wait(self, start: Start[T], server: str | None = None) -> T:
         """Call ``start()`` (it returns the work's future and a cancel function) and block
         for the future on this thread, answering the server's questions meanwhile."""
-        ...
+        return start()[0].result()
 
-    async def await_(self, start: Start[T], server: str | None = None) -> T: ...
+    async def await_(self, start: Start[T], server: str | None = None) -> T:
+        """``wait`` for an awaiting task."""
+        return await asyncio.wrap_future(start()[0])
 
-    @property
-    def services_prompts(self) -> bool:
-        """True when waiting must go through ``wait``/``await_`` (prompts appear there)."""
-        ...
+    def blocking(self, server: str | None) -> AbstractContextManager[Waker | None]:
+        """For a blocking request that reads its own reply on the calling thread: what it
+        serves while it waits (None: nothing, there is nobody to ask)."""
+        return contextlib.nullcontext(None)
+
+    def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
+        """A call's progress (called on the background loop; show it, quickly)."""
+
+    def show_urls(self, server: str, elicitations: list[dict[str, Any]]) -> None:
+        """Pages a server needs visited before a call can work (error -32042)."""
+
+    def can_login(self) -> bool:
+        """Whether ``alogin`` can reach a person now."""
+        return False
+
+    async def alogin(self, request: LoginRequest) -> str:
+        """Show how to log in and return the address the browser came back to."""
+        raise LoginRequired(
+            f"server {request.server!r} needs a login and nobody can log in here; "
+            f"log in from a notebook (%mcp login {request.server}) or a terminal (server.login())"
+        )
 
 
 def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
@@ -73,7 +110,7 @@ def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
     )
 
 
-class ConsoleInteraction:
+class ConsoleInteraction(Interaction):
     """Plain Python: ask on stdin when it is a terminal, else follow the headless policy."""
 
     def __init__(self, headless_approval: Literal["deny", "allow"] = "deny") -> None:
@@ -111,12 +148,6 @@ class ConsoleInteraction:
             return await asyncio.get_running_loop().run_in_executor(None, ask)
         finally:
             wake.set()
-
-    def wait(self, start: Start[T], server: str | None = None) -> T:
-        return start()[0].result()
-
-    async def await_(self, start: Start[T], server: str | None = None) -> T:
-        return await asyncio.wrap_future(start()[0])
 
     def can_login(self) -> bool:
         return stdin_is_terminal()

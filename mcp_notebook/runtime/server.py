@@ -208,7 +208,7 @@ class Server:
     def _connected(self) -> ClientSession:
         session = self._session
         if session is not None and session.closed and isinstance(session.closed_error, SessionExpired):
-            raise session._closed_exception()  # a new session is opened by _with_session
+            raise session.closed_exception()  # a new session is opened by _with_session
         if session is None or self.status is not Status.CONNECTED or session.closed:
             if self.status is Status.FAILED:
                 raise NotConnected(f"server {self.name!r} is not connected: {self.error}; restart it")
@@ -389,13 +389,16 @@ class Server:
             else:
                 self._fail(params["error"])
             return
+        session = self._session
+        if session is None:
+            return
         if method == "notifications/resources/updated":
             for callback in self._subscriptions.get(params.get("uri", ""), []):
-                self._session._safe_call(callback, params.get("uri"), params)  # type: ignore[union-attr]
+                session.call_safely(callback, params.get("uri"), params)
         for listener in list(self._listeners):
-            self._session._safe_call(listener, method, params)  # type: ignore[union-attr]
+            session.call_safely(listener, method, params)
         for hook in list(self._client.notification_listeners):
-            self._session._safe_call(hook, self.name, method, params)  # type: ignore[union-attr]
+            session.call_safely(hook, self.name, method, params)
 
     # -- operations --------------------------------------------------------------------
     # Each has an awaitable twin (a-prefixed) that runs on the background loop, and a
@@ -413,14 +416,10 @@ class Server:
             session = self._connected()
             if not interaction.services_prompts:
                 return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
-            blocking = getattr(interaction, "blocking", None)
-            if blocking is not None:
-                # With a person to ask (a notebook) it also serves the interaction, so that
-                # the server's questions are answered in this cell.
-                with blocking(self.name) as waker:
-                    return session.request_blocking(
-                        method, params, timeout=timeout, on_progress=on_progress, waker=waker
-                    )
+            # With a person to ask (a notebook) it also serves the interaction, so that
+            # the server's questions are answered in this cell.
+            with interaction.blocking(self.name) as waker:
+                return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress, waker=waker)
         elif (
             not interaction.services_prompts
             and self.status is Status.CONNECTED
@@ -697,9 +696,8 @@ class Server:
             return error
         listed = error.data.get("elicitations") if isinstance(error.data, dict) else None
         elicitations = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
-        show = getattr(self._client.interaction, "show_urls", None)
-        if show is not None and elicitations:
-            show(self.name, elicitations)
+        if elicitations:
+            self._client.interaction.show_urls(self.name, elicitations)
         urls = ", ".join(
             f"{e.get('url')}{'' if linkable(e.get('url')) else ' (not a web address to open)'}" for e in elicitations
         )
@@ -711,9 +709,10 @@ class Server:
 
     def _progress(self, tool: str, on_progress: ProgressCallback | None) -> ProgressCallback | None:
         """The caller's progress callback, plus the interaction's (a progress bar)."""
-        show = getattr(self._client.interaction, "progress", None)
-        if show is None:
+        interaction = self._client.interaction
+        if not interaction.shows_progress:
             return on_progress
+        show = interaction.progress
 
         def both(progress: float, total: float | None, message: str | None) -> None:
             show(self.name, tool, progress, total, message)
