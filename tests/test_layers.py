@@ -1,11 +1,65 @@
-"""Layering and import cost: checked in fresh interpreters."""
+"""Layering and import cost.
+
+Import cost is checked in fresh interpreters. The import graph is checked statically: every
+module under mcp_notebook/ is parsed, and every import of one of its modules counts — at
+module level and inside functions alike (a lazy import is still a dependency), except under
+``if TYPE_CHECKING:`` (never run).
+
+Edges. ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to
+``pkg``'s ``__init__``; ``import a.b`` is an edge to ``a.b``. The parent packages Python
+initialises on the way to a submodule are not edges: importing ``core.session`` from
+``core/__init__.py`` and ``core.text`` from ``core/session.py`` is no circle. A module that
+takes a *name* from its package's ``__init__`` (``from . import Thing``) does depend on that
+``__init__``, and a circle through it is reported.
+
+Layers, lowest first; a module may import its own layer and those below:
+- core: mcp_notebook/core/ and errors.py (the exceptions every layer raises; it uses
+  core/text.py only, and its names are public at the package root);
+- runtime: mcp_notebook/runtime/;
+- notebook: mcp_notebook/notebook/;
+- wiring: mcp_notebook/__init__.py, which wires the notebook's renderers into the core's seam
+  (core/views.py) and re-exports the public API. Below it, modules may take the root's dunder
+  metadata (``from .. import __version__``): a literal the root assigns before its first import
+  (checked), so reading it never reaches the wiring.
+- demo: mcp_notebook/demo/, a standalone MCP server (the ``mcp`` SDK's): it imports none of
+  the client's layers, and none of them imports it.
+A module in none of these fails the test until it is placed here.
+"""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "mcp_notebook"
 HEAVY = ("IPython", "ipywidgets", "pandas")
+MAX_LINES = 550
+
+# Layer of a module: the longest prefix listed ("mcp_notebook" itself: the root __init__ only).
+LAYERS = {
+    "mcp_notebook": "wiring",
+    "mcp_notebook.errors": "core",
+    "mcp_notebook.core": "core",
+    "mcp_notebook.runtime": "runtime",
+    "mcp_notebook.notebook": "notebook",
+    "mcp_notebook.demo": "demo",
+}
+MAY_IMPORT = {
+    "core": {"core"},
+    "runtime": {"core", "runtime"},
+    "notebook": {"core", "runtime", "notebook"},
+    "wiring": {"core", "runtime", "notebook", "wiring"},
+    "demo": {"demo"},
+}
+
+
+# -- fresh interpreters --------------------------------------------------------------------
 
 
 def _modules_after(code: str) -> set[str]:
@@ -21,22 +75,24 @@ def _modules_after(code: str) -> set[str]:
 def test_core_and_runtime_import_no_notebook_stack() -> None:
     loaded = _modules_after(
         "import mcp_notebook.core.session, mcp_notebook.core.config, mcp_notebook.core.naming, "
-        "mcp_notebook.core.validation, mcp_notebook.core.transports, mcp_notebook.runtime"
+        "mcp_notebook.core.validation, mcp_notebook.core.transports, mcp_notebook.core.types, "
+        "mcp_notebook.core.frames, mcp_notebook.runtime"
     )
     assert not [m for m in loaded if m.split(".")[0] in HEAVY]
 
 
-def test_core_and_runtime_never_reach_up_to_the_notebook_layer() -> None:
-    """Not even lazily, inside a function: what they need from it is a seam (core/views.py)."""
-    import re
-    from pathlib import Path
-
-    package = Path(__file__).resolve().parent.parent / "mcp_notebook"
-    upward = re.compile(r"^\s*(from|import)\s+(\.\.notebook|mcp_notebook\.notebook)", re.MULTILINE)
-    found = [
-        str(p) for layer in ("core", "runtime") for p in (package / layer).rglob("*.py") if upward.search(p.read_text())
+def test_a_results_table_needs_no_notebook() -> None:
+    """A script's ``to_frame()`` imports pandas, and neither IPython nor the notebook layer."""
+    loaded = _modules_after(
+        "from mcp_notebook import CallResult, ReadResult\n"
+        "rows = CallResult.from_raw('s', 't', {'content': [], 'structuredContent': {'rows': [{'a': 1}]}}).to_frame()\n"
+        "csv = ReadResult.from_raw('s', 'r://t.csv', {'contents': [{'uri': 'r://t.csv', 'text': 'a\\n1\\n'}]})\n"
+        "assert rows.equals(csv.to_frame()), (rows, csv.to_frame())"
+    )
+    assert "pandas" in loaded
+    assert not [
+        m for m in loaded if m.split(".")[0] in ("IPython", "ipywidgets") or m.startswith("mcp_notebook.notebook")
     ]
-    assert found == []
 
 
 def test_import_mcp_notebook_is_cheap() -> None:
@@ -75,3 +131,273 @@ shell.run_line_magic("mcp", "remove demo")
     )
     facts = [line for line in out.splitlines() if line.startswith(("load_ext ", "shown ", "tools "))]
     assert facts == ["load_ext False", "shown ['text/plain'] True False", "tools True"]
+
+
+# -- the import graph, read from the source ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    path: Path
+    is_package: bool
+    tree: ast.Module
+
+    @property
+    def where(self) -> str:
+        return str(self.path.relative_to(ROOT))
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    target: str  # the module it depends on
+    line: int
+    names: tuple[str, ...]  # for ``from target import a, b``: a, b
+
+
+@cache
+def modules() -> dict[str, Module]:
+    found = {}
+    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        name = ".".join(parts)
+        found[name] = Module(name, path, is_package, ast.parse(path.read_text(), str(path)))
+    return found
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(node: ast.AST, *, typing_too: bool) -> Iterator[ast.AST]:
+    """Every node under ``node``, skipping ``if TYPE_CHECKING:`` bodies unless ``typing_too``."""
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if isinstance(child, ast.If) and _type_checking(child.test) and not typing_too:
+            for other in child.orelse:
+                yield other
+                yield from _walk(other, typing_too=typing_too)
+            continue
+        yield from _walk(child, typing_too=typing_too)
+
+
+def _absolute(module: Module, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.name.split(".")
+    if not module.is_package:
+        base.pop()
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imports(module: Module, *, typing_too: bool = False) -> Iterator[Import]:
+    """The package's modules that ``module`` imports (none outside the package)."""
+    known = modules()
+    for node in _walk(module.tree, typing_too=typing_too):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                # ``import a.b.c``: the deepest of a.b.c, a.b, a that is one of ours
+                target = next(
+                    (".".join(parts[:i]) for i in range(len(parts), 0, -1) if ".".join(parts[:i]) in known), None
+                )
+                if target is not None:
+                    yield Import(module.name, target, node.lineno, ())
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(module, node)
+            if source not in known:
+                continue
+            names = []
+            for alias in node.names:
+                if f"{source}.{alias.name}" in known:  # a submodule
+                    yield Import(module.name, f"{source}.{alias.name}", node.lineno, ())
+                else:
+                    names.append(alias.name)
+            if names:
+                yield Import(module.name, source, node.lineno, tuple(names))
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not _dunder(name)
+
+
+def _metadata_of_the_root(edge: Import) -> bool:
+    """``from mcp_notebook import __version__``: package metadata, not the wiring."""
+    return edge.target == PACKAGE and bool(edge.names) and all(_dunder(n) for n in edge.names)
+
+
+def graph() -> dict[str, list[Import]]:
+    return {
+        name: [e for e in imports(m) if e.target != name and not _metadata_of_the_root(e)]
+        for name, m in modules().items()
+    }
+
+
+def layer(name: str) -> str | None:
+    if name == PACKAGE:
+        return LAYERS[PACKAGE]
+    prefixes = [p for p in LAYERS if p != PACKAGE and (name == p or name.startswith(p + "."))]
+    return LAYERS[max(prefixes, key=len)] if prefixes else None
+
+
+def _circles(edges: dict[str, list[Import]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        on_stack.add(name)
+        for edge in edges[name]:
+            if edge.target not in index:
+                visit(edge.target)
+                low[name] = min(low[name], low[edge.target])
+            elif edge.target in on_stack:
+                low[name] = min(low[name], index[edge.target])
+        if low[name] == index[name]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == name:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for name in sorted(edges):
+        if name not in index:
+            visit(name)
+    return found
+
+
+def test_no_import_circles() -> None:
+    edges = graph()
+    problems = []
+    for component in _circles(edges):
+        inside = set(component)
+        how = [
+            f"{modules()[e.source].where}:{e.line} imports {e.target}"
+            for name in component
+            for e in edges[name]
+            if e.target in inside
+        ]
+        problems.append(f"circle of {len(component)} modules {', '.join(component)}: {'; '.join(how)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_imports_point_down_the_layers() -> None:
+    edges = graph()
+    problems = []
+    for name, module in modules().items():
+        mine = layer(name)
+        if mine is None:
+            problems.append(f"{module.where}: in no layer; place it in LAYERS (tests/test_layers.py) and say why")
+            continue
+        for edge in edges[name]:
+            theirs = layer(edge.target)
+            if theirs is not None and theirs not in MAY_IMPORT[mine]:
+                problems.append(
+                    f"{module.where}:{edge.line}: the {mine} layer imports {edge.target} ({theirs} layer), "
+                    f"and may import only {', '.join(sorted(MAY_IMPORT[mine]))}"
+                )
+    assert not problems, "\n".join(problems)
+
+
+def test_the_roots_metadata_is_set_before_it_imports_anything() -> None:
+    """Modules below take ``__version__`` from the root while the root may still be running
+    its imports (Python runs it first): it must be assigned above them."""
+    wanted = {
+        n for m in modules().values() for e in imports(m, typing_too=True) if _metadata_of_the_root(e) for n in e.names
+    }
+    root = modules()[PACKAGE].tree.body
+    first_import = next(
+        (
+            i
+            for i, node in enumerate(root)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+        ),
+        len(root),
+    )
+    assigned = {
+        t.id
+        for node in root[:first_import]
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    late = sorted(wanted - assigned)
+    assert not late, (
+        f"mcp_notebook/__init__.py: assign {', '.join(late)} before its first import (modules below read it)"
+    )
+
+
+def test_no_module_is_too_long() -> None:
+    long = [
+        f"{m.where}: {n} lines (at most {MAX_LINES}: split it by job)"
+        for m in modules().values()
+        if (n := len(m.path.read_text().splitlines())) > MAX_LINES
+    ]
+    assert not long, "\n".join(long)
+
+
+def _private_uses(module: Module) -> Iterator[str]:
+    """``from x import _y``, and ``import x`` (or ``from pkg import x``) then ``x._y``, for x
+    one of the package's modules other than this one."""
+    known = modules()
+    bound: dict[str, str] = {}  # a local name -> the module it is bound to
+    for node in _walk(module.tree, typing_too=True):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == PACKAGE:
+                    bound[alias.asname or PACKAGE] = alias.name if alias.asname else PACKAGE
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(module, node)
+            if source.split(".")[0] != PACKAGE:
+                continue
+            for alias in node.names:
+                if _private(alias.name):
+                    yield f"{module.where}:{node.lineno}: from {source} import {alias.name}"
+                elif f"{source}.{alias.name}" in known:
+                    bound[alias.asname or alias.name] = f"{source}.{alias.name}"
+    for node in _walk(module.tree, typing_too=True):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain = []
+        value: ast.expr = node
+        while isinstance(value, ast.Attribute):
+            chain.append(value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name) or value.id not in bound:
+            continue
+        target = bound[value.id]
+        for attr in reversed(chain):
+            if _private(attr) and target != module.name:
+                yield f"{module.where}:{node.lineno}: {target}.{attr}"
+                break
+            if f"{target}.{attr}" not in known:
+                break
+            target = f"{target}.{attr}"
+
+
+def test_no_private_name_crosses_modules() -> None:
+    found = sorted({use for m in modules().values() for use in _private_uses(m)})
+    assert not found, "private names used outside their module (make them public or move the code):\n" + "\n".join(
+        found
+    )

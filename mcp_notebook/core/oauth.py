@@ -9,26 +9,33 @@ part (opening the authorization URL, landing on the redirect) is a ``login`` cal
 runtime supplies. Tokens are refreshed before they expire and on a 401; on a 403
 ``insufficient_scope`` the flow runs again with the larger scope set.
 
-Tokens and client secrets never appear in reprs, errors or logs.
+This module runs the flow and keeps its state (tokens, the client registration, in the token
+store); authdiscovery.py finds the authorization server, authserver.py talks to it. Tokens
+and client secrets never appear in reprs, errors or logs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
-import re
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import httpx
 
 from ..errors import AuthError, LoginRequired
-from .links import link_problem
+from .authdiscovery import Discovery, canonical_resource, discover, parse_challenge
+from .authserver import (
+    Registration,
+    Tokens,
+    authorization_url,
+    code_from,
+    pkce,
+    redirect_uri,
+    register,
+    token_request,
+)
 from .tokens import TokenStore
 
 JSON = dict[str, Any]
@@ -71,90 +78,6 @@ class LoginRequest:
 Login = Callable[[LoginRequest], Awaitable[str]]  # returns the URL the browser was sent to
 
 
-@dataclass
-class _Tokens:
-    access_token: str
-    refresh_token: str | None = None
-    expires_at: float | None = None
-    scope: str | None = None
-    lifetime: float | None = None  # seconds the token was issued for
-
-    def fresh(self) -> bool:
-        """Not about to expire: a minute's margin, or a quarter of a short lifetime."""
-        if self.expires_at is None:
-            return True
-        margin = min(60.0, (self.lifetime or 240.0) / 4)
-        return time.time() < self.expires_at - margin
-
-    def to_json(self) -> JSON:
-        return {"access_token": self.access_token, "refresh_token": self.refresh_token,
-                "expires_at": self.expires_at, "scope": self.scope, "lifetime": self.lifetime}  # fmt: skip
-
-    @classmethod
-    def from_response(cls, data: JSON, previous: _Tokens | None = None) -> _Tokens:
-        token = data.get("access_token")
-        if not isinstance(token, str) or not token:
-            raise AuthError("the token endpoint answered without an access_token")
-        expires = data.get("expires_in")
-        return cls(
-            access_token=token,
-            refresh_token=data.get("refresh_token") or (previous.refresh_token if previous else None),
-            expires_at=time.time() + float(expires) if isinstance(expires, (int, float)) else None,
-            scope=data.get("scope") or (previous.scope if previous else None),
-            lifetime=float(expires) if isinstance(expires, (int, float)) else None,
-        )
-
-    def __repr__(self) -> str:
-        return "<tokens ***>"
-
-
-@dataclass
-class _Client:
-    client_id: str
-    client_secret: str | None = None
-    auth_method: str = "none"
-    redirect_uri: str | None = None
-
-    def __repr__(self) -> str:
-        return f"<client {self.client_id!r} {self.auth_method}>"
-
-
-@dataclass
-class _Discovery:
-    resource: str
-    issuer: str
-    metadata: JSON
-    scopes_supported: list[str] | None = None
-    prm_found: bool = False
-
-
-def parse_challenge(header: str) -> dict[str, str]:
-    """The parameters of a ``WWW-Authenticate: Bearer k="v", ...`` challenge."""
-    if not header:
-        return {}
-    _, _, rest = header.partition(" ") if header.lower().startswith("bearer") else ("", "", header)
-    return {k.lower(): v if v else w for k, v, w in re.findall(r'(\w+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))', rest)}
-
-
-def canonical_resource(url: str) -> str:
-    """The RFC 8707 resource for a server URL: lowercase scheme and host, no fragment, no
-    trailing slash."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def _pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    return verifier, challenge
-
-
 class OAuth:
     """Authorization for one server URL. ``header()`` before each request; ``unauthorized``
     on a 401 and ``insufficient_scope`` on a 403 (both return when the next try may work)."""
@@ -180,9 +103,9 @@ class OAuth:
         self.login = login
         self.settings = settings or OAuthSettings()
         self._http = http
-        self._tokens: _Tokens | None = None
-        self._client: _Client | None = None
-        self._discovery: _Discovery | None = None
+        self._tokens: Tokens | None = None
+        self._client: Registration | None = None
+        self._discovery: Discovery | None = None
         self._lock = asyncio.Lock()
         self._loaded = False
         self.issuer: str | None = None
@@ -269,8 +192,7 @@ class OAuth:
                 f"server {self.server!r} needs a login ({discovery.issuer}) and nobody can log in here; log in "
                 f"from a notebook (%mcp login {self.server}) or a terminal (server.login()), then run this again"
             )
-        meta = discovery.metadata
-        methods = meta.get("code_challenge_methods_supported")
+        methods = discovery.metadata.get("code_challenge_methods_supported")
         if discovery.prm_found and (not isinstance(methods, list) or "S256" not in methods):
             raise AuthError(
                 f"server {self.server!r}: its authorization server ({discovery.issuer}) does not support PKCE "
@@ -282,7 +204,7 @@ class OAuth:
                 scopes = " ".join(discovery.scopes_supported)
         self._scopes_asked = scopes
         client = await self._client_for(http, discovery)
-        verifier, code_challenge = _pkce()
+        verifier, code_challenge = pkce()
         state = secrets.token_urlsafe(24)
         query = {
             "response_type": "code",
@@ -295,26 +217,17 @@ class OAuth:
         }
         if scopes:
             query["scope"] = scopes
-        endpoint = meta.get("authorization_endpoint") or f"{_origin(discovery.issuer)}/authorize"
-        url = f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(query)}"
-        request = LoginRequest(self.server, url, query["redirect_uri"], discovery.issuer, scopes)
-        landed = await self.login(request)
-        params = {k: v[0] for k, v in parse_qs(urlsplit(landed).query).items()}
-        if "error" in params:
-            why = params.get("error_description") or params["error"]
-            raise AuthError(f"server {self.server!r}: the authorization server refused the login: {why}")
-        if params.get("state") != state:
-            raise AuthError(f"server {self.server!r}: the login answer's state does not match; try logging in again")
-        if "code" not in params:
-            raise AuthError(f"server {self.server!r}: the login answer has no authorization code; try again")
+        request = LoginRequest(
+            self.server, authorization_url(discovery, query), query["redirect_uri"], discovery.issuer, scopes
+        )
         form = {
             "grant_type": "authorization_code",
-            "code": params["code"],
+            "code": code_from(self.server, await self.login(request), state),
             "redirect_uri": query["redirect_uri"],
             "code_verifier": verifier,
             "resource": discovery.resource,
         }
-        self._tokens = _Tokens.from_response(await self._token_request(http, client, form))
+        self._tokens = Tokens.from_response(await token_request(http, self.server, discovery, client, form))
         self._save()
 
     async def _refresh_or_forget(self) -> bool:
@@ -327,7 +240,8 @@ class OAuth:
             client = self._client or await self._client_for(http, discovery)
             form = {"grant_type": "refresh_token", "refresh_token": self._tokens.refresh_token,
                     "resource": discovery.resource}  # fmt: skip
-            self._tokens = _Tokens.from_response(await self._token_request(http, client, form), self._tokens)
+            answer = await token_request(http, self.server, discovery, client, form)
+            self._tokens = Tokens.from_response(answer, self._tokens)
         except (AuthError, httpx.HTTPError):
             self._tokens = None
             self._save()
@@ -335,108 +249,18 @@ class OAuth:
         self._save()
         return True
 
-    async def _token_request(self, http: httpx.AsyncClient, client: _Client, form: dict[str, str]) -> JSON:
-        assert self._discovery is not None
-        endpoint = self._discovery.metadata.get("token_endpoint") or f"{_origin(self._discovery.issuer)}/token"
-        response = await self._post_token(http, endpoint, client, form)
-        if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
-            # A pre-registered client's method is a guess from the server's list: a server
-            # that wanted the secret in the form says so with a 400/401. Try that once.
-            client.auth_method = "client_secret_post"
-            response = await self._post_token(http, endpoint, client, form)
-        data = _json(response)
-        if response.status_code >= 400 or "error" in data:
-            why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-            raise AuthError(f"server {self.server!r}: the token request was refused: {why}")
-        return data
-
-    async def _post_token(
-        self, http: httpx.AsyncClient, endpoint: str, client: _Client, form: dict[str, str]
-    ) -> httpx.Response:
-        auth = httpx.Auth()  # sends no credentials (what httpx makes of auth=None)
-        if client.auth_method == "client_secret_basic" and client.client_secret:
-            auth = httpx.BasicAuth(client.client_id, client.client_secret)
-        else:
-            form = {**form, "client_id": client.client_id}
-            if client.auth_method == "client_secret_post" and client.client_secret:
-                form["client_secret"] = client.client_secret
-        try:
-            return await http.post(endpoint, data=form, headers={"Accept": "application/json"}, auth=auth)
-        except httpx.HTTPError as e:
-            raise AuthError(f"cannot reach the token endpoint {endpoint}: {type(e).__name__}") from None
-
     # -- discovery and registration ----------------------------------------------------
 
-    async def _discover(self, http: httpx.AsyncClient, challenge: dict[str, str]) -> _Discovery:
-        prm: JSON | None = None
-        candidates = [challenge["resource_metadata"]] if challenge.get("resource_metadata") else []
-        parts = urlsplit(self.url)
-        if not candidates:
-            path = parts.path.rstrip("/")
-            if path:
-                candidates.append(f"{_origin(self.url)}/.well-known/oauth-protected-resource{path}")
-            candidates.append(f"{_origin(self.url)}/.well-known/oauth-protected-resource")
-        for candidate in candidates:
-            self._require_safe("resource metadata", candidate)
-            prm = await _get_json(http, candidate)
-            if prm is not None:
-                break
-        resource = canonical_resource(self.url)
-        if prm is not None:
-            servers = prm.get("authorization_servers")
-            if not isinstance(servers, list) or not servers:
-                raise AuthError(f"server {self.server!r}: its resource metadata names no authorization server")
-            declared = prm.get("resource")
-            if isinstance(declared, str) and declared:
-                if not resource.startswith(canonical_resource(declared)):
-                    raise AuthError(
-                        f"server {self.server!r}: its resource metadata is for {declared!r}, not this server; "
-                        "refusing to send it a token"
-                    )
-                resource = canonical_resource(declared)
-            issuer = str(servers[0])
-            self._require_safe("authorization server", issuer)
-        else:
-            issuer = _origin(self.url)  # 2025-03-26: the server's own origin
-        metadata = await self._metadata(http, issuer)
-        for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
-            if metadata.get(key) is not None:
-                self._require_safe(key.replace("_", " "), metadata[key])
-        found = str(metadata.get("issuer") or issuer)
-        if self.issuer is not None and found != self.issuer:
+    async def _discover(self, http: httpx.AsyncClient, challenge: dict[str, str]) -> Discovery:
+        discovery = await discover(http, self.server, self.url, challenge)
+        if self.issuer is not None and discovery.issuer != self.issuer:
             self._tokens = self._client = None  # another issuer: nothing of the old one applies
-        self.issuer = found
-        scopes = prm.get("scopes_supported") if prm else None
-        return _Discovery(
-            resource, self.issuer, metadata, scopes if isinstance(scopes, list) else None, prm is not None
-        )
+        self.issuer = discovery.issuer
+        return discovery
 
-    def _require_safe(self, what: str, url: object) -> None:
-        """Addresses from the server's metadata are opened in a browser or sent secrets: only
-        https (or http on this machine; see links.py)."""
-        problem = link_problem(url)
-        if problem is not None:
-            shown = repr(url if not isinstance(url, str) or len(url) <= 80 else url[:77] + "...")
-            raise AuthError(f"server {self.server!r}: its {what} {shown} is refused ({problem}); not logging in")
-
-    async def _metadata(self, http: httpx.AsyncClient, issuer: str) -> JSON:
-        parts = urlsplit(issuer)
-        origin, path = f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
-        if path:
-            urls = [f"{origin}/.well-known/oauth-authorization-server{path}",
-                    f"{origin}/.well-known/openid-configuration{path}",
-                    f"{origin}{path}/.well-known/openid-configuration"]  # fmt: skip
-        else:
-            urls = [f"{origin}/.well-known/oauth-authorization-server", f"{origin}/.well-known/openid-configuration"]
-        for url in urls:
-            data = await _get_json(http, url)
-            if data is not None:
-                return data
-        # No metadata (2025-03-26): the default endpoints at the issuer's origin.
-        return {"issuer": issuer, "authorization_endpoint": f"{origin}/authorize", "token_endpoint": f"{origin}/token",
-                "registration_endpoint": f"{origin}/register"}  # fmt: skip
-
-    async def _client_for(self, http: httpx.AsyncClient, discovery: _Discovery) -> _Client:
+    async def _client_for(self, http: httpx.AsyncClient, discovery: Discovery) -> Registration:
+        """This client's registration: pre-registered, a Client ID Metadata Document, or
+        Dynamic Client Registration, in that order."""
         if self._client is not None:
             return self._client
         meta = discovery.metadata
@@ -446,11 +270,13 @@ class OAuth:
             method = "none"
             if settings.client_secret:
                 method = "client_secret_basic" if "client_secret_basic" in supported else "client_secret_post"
-            self._client = _Client(settings.client_id, settings.client_secret, method, self._redirect_uri())
+            self._client = Registration(settings.client_id, settings.client_secret, method, self._redirect_uri())
         elif settings.client_metadata_url and meta.get("client_id_metadata_document_supported"):
-            self._client = _Client(settings.client_metadata_url, None, "none", self._redirect_uri())
+            self._client = Registration(settings.client_metadata_url, None, "none", self._redirect_uri())
         elif meta.get("registration_endpoint"):
-            self._client = await self._register(http, str(meta["registration_endpoint"]), supported)
+            endpoint = str(meta["registration_endpoint"])
+            name = settings.client_name
+            self._client = await register(http, self.server, endpoint, supported, name, self._redirect_uri())
         else:
             raise AuthError(
                 f"server {self.server!r}: its authorization server has no client registration; "
@@ -459,34 +285,8 @@ class OAuth:
         self._save()
         return self._client
 
-    async def _register(self, http: httpx.AsyncClient, endpoint: str, supported: list[str]) -> _Client:
-        redirect = self._redirect_uri()
-        method = "none" if "none" in supported else supported[0]
-        body = {
-            "client_name": self.settings.client_name,
-            "redirect_uris": [redirect],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": method,
-        }
-        try:
-            response = await http.post(endpoint, json=body)
-        except httpx.HTTPError as e:
-            raise AuthError(f"cannot reach the registration endpoint {endpoint}: {type(e).__name__}") from None
-        data = _json(response)
-        if response.status_code >= 400 or "client_id" not in data:
-            why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-            raise AuthError(f"server {self.server!r}: client registration was refused: {why}")
-        return _Client(
-            str(data["client_id"]),
-            data.get("client_secret"),
-            str(data.get("token_endpoint_auth_method") or method),
-            redirect,
-        )
-
     def _redirect_uri(self) -> str:
-        port = self.settings.redirect_port or _pick_port()
-        return f"http://127.0.0.1:{port}/callback"
+        return redirect_uri(self.settings.redirect_port)
 
     # -- storage -----------------------------------------------------------------------
 
@@ -505,14 +305,14 @@ class OAuth:
         entry = self.store.load(self._key(issuer)) or {}
         tokens, client = entry.get("tokens"), entry.get("client")
         if isinstance(tokens, dict) and tokens.get("access_token"):
-            self._tokens = _Tokens(
+            self._tokens = Tokens(
                 access_token=tokens["access_token"],
                 refresh_token=tokens.get("refresh_token"),
                 expires_at=tokens.get("expires_at"),
                 scope=tokens.get("scope"),
             )
         if isinstance(client, dict) and client.get("client_id"):
-            self._client = _Client(
+            self._client = Registration(
                 client_id=client["client_id"],
                 client_secret=client.get("client_secret"),
                 auth_method=client.get("auth_method", "none"),
@@ -541,35 +341,4 @@ class OAuth:
         return self._http
 
 
-_TOKEN_FIELDS = ("access_token", "refresh_token", "expires_at", "scope", "lifetime")
-_CLIENT_FIELDS = ("client_id", "client_secret", "auth_method", "redirect_uri")
-
-
-def _pick_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _json(response: httpx.Response) -> JSON:
-    try:
-        data = response.json()
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-async def _get_json(http: httpx.AsyncClient, url: str) -> JSON | None:
-    try:
-        response = await http.get(url, headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
-    except httpx.HTTPError:
-        return None
-    if response.status_code != 200:
-        return None
-    data = _json(response)
-    return data or None
-
-
-__all__ = ["Login", "LoginRequest", "OAuth", "OAuthSettings", "canonical_resource", "parse_challenge"]
+__all__ = ["Login", "LoginRequest", "OAuth", "OAuthSettings"]

@@ -7,6 +7,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from .frames import contents_frame, structured_frame
 from .text import printable
 from .views import views
 
@@ -197,8 +198,7 @@ class CallResult(_ShowsItself):
 
     def to_frame(self) -> Any:
         """A pandas DataFrame of the structured records (or of JSON text)."""
-        # pandas lives in the notebook layer, imported only when a table is asked for.
-        return views().call_result_frame(self)
+        return structured_frame(self.structured, self.text, self.tool)  # pandas is imported here, not before
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,7 @@ class ReadResult(_ShowsItself):
 
     def to_frame(self) -> Any:
         """A pandas DataFrame of a CSV, TSV, JSON records, JSON Lines or Parquet resource."""
-        return views().read_result_frame(self)
+        return contents_frame(self.contents, self.uri)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
-"""How results are shown and made DataFrames: a seam the notebook layer fills.
+"""How results are shown: a seam the notebook layer fills.
 
-Core never imports that layer (it needs pandas and IPython); the package root wires it in,
+Core never imports that layer (it is IPython's); the package root wires it in,
 imported on first use, so that results show themselves with or without ``%load_ext``.
 """
 
@@ -14,10 +14,6 @@ __all__ = ["Views", "views", "use"]
 
 class Views(Protocol):
     def mimebundle(self, result: Any, include: Any = None, exclude: Any = None) -> dict[str, str]: ...
-
-    def call_result_frame(self, result: Any) -> Any: ...
-
-    def read_result_frame(self, result: Any) -> Any: ...
 
 
 _provider: Callable[[], Views] | None = None

@@ -77,7 +77,7 @@ def _json(value: Any) -> str:
 
 
 def _table_html(records: Any) -> str | None:
-    from .tables import records_of
+    from ..core.frames import records_of
 
     rows = records_of(records)
     if rows is None:

@@ -1,21 +1,35 @@
-"""DataFrames of listings and results. The only module that imports pandas.
+"""The DataFrames of listings: ``%mcp servers/tools/resources/templates/prompts/roots``.
 
 A listing's text (names, titles, descriptions) is the server's, and pandas prints strings
 as they are in a terminal: listings hold it printable (core/text.py). A result's table
-(``to_frame()``) is data and is never changed."""
+(``to_frame()``) is core/frames.py's: data, never changed."""
 
 from __future__ import annotations
 
-import base64
-import io
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import pandas as pd
 
+from ..core.frames import records_frame
 from ..core.text import printable
-from ..core.types import CallResult, Prompt, ReadResult, Resource, ResourceTemplate, Tool
+from ..core.types import Prompt, Resource, ResourceTemplate, Tool
+
+__all__ = [
+    "PROMPT_COLUMNS",
+    "RESOURCE_COLUMNS",
+    "SERVER_COLUMNS",
+    "TEMPLATE_COLUMNS",
+    "TOOL_COLUMNS",
+    "prompt_arguments",
+    "prompts_frame",
+    "resources_frame",
+    "roots_frame",
+    "servers_frame",
+    "templates_frame",
+    "tool_arguments",
+    "tools_frame",
+]
 
 SERVER_COLUMNS = [
     "name",
@@ -55,8 +69,9 @@ _HINTS = {
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     """A listing's table."""
-    rows = [{k: printable(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows]
-    return pd.DataFrame.from_records(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
+    return records_frame(
+        [{k: printable(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows], columns
+    )
 
 
 def servers_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -119,86 +134,3 @@ def prompts_frame(prompts: Iterable[Prompt]) -> pd.DataFrame:
 
 def roots_frame(roots: list[dict[str, Any]]) -> pd.DataFrame:
     return _frame([{"uri": r.get("uri"), "name": r.get("name")} for r in roots], ["uri", "name"])
-
-
-# -- results -----------------------------------------------------------------------------
-
-
-def records_of(value: Any) -> list[dict[str, Any]] | None:
-    """The list of records in a structured value: the value itself, or the one list of
-    records in an object (``{"count": 3, "rows": [...]}``, ``{"result": [...]}``)."""
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        return value
-    if isinstance(value, dict):
-        lists = [v for v in value.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
-        if len(lists) == 1:
-            return lists[0]
-    return None
-
-
-def call_result_frame(result: CallResult) -> pd.DataFrame:
-    """A table from a tool's result: its structuredContent, else JSON in its text."""
-    candidates = [result.structured]
-    if result.structured is None and result.text:
-        try:
-            candidates.append(json.loads(result.text))
-        except ValueError:
-            pass
-    for value in candidates:
-        records = records_of(value)
-        if records is not None:
-            return pd.DataFrame.from_records(records)
-        if isinstance(value, dict) and value:
-            return pd.DataFrame([value])
-    raise ValueError(
-        f"the result of {result.tool!r} holds no table (no structuredContent records, no JSON text); "
-        "use .content or .text"
-    )
-
-
-_READERS = {
-    "text/csv": lambda data: pd.read_csv(io.BytesIO(data)),
-    "text/tab-separated-values": lambda data: pd.read_csv(io.BytesIO(data), sep="\t"),
-    "application/json": lambda data: _json_frame(json.loads(data)),
-    "application/x-ndjson": lambda data: pd.read_json(io.BytesIO(data), lines=True),
-    "application/jsonl": lambda data: pd.read_json(io.BytesIO(data), lines=True),
-    "application/vnd.apache.parquet": lambda data: pd.read_parquet(io.BytesIO(data)),
-}
-_SUFFIXES = {
-    ".csv": "text/csv",
-    ".tsv": "text/tab-separated-values",
-    ".json": "application/json",
-    ".jsonl": "application/jsonl",
-    ".ndjson": "application/x-ndjson",
-    ".parquet": "application/vnd.apache.parquet",
-}
-
-
-def _json_frame(value: Any) -> pd.DataFrame:
-    records = records_of(value)
-    if records is None:
-        raise ValueError("the JSON is not a list of records (or an object holding one)")
-    return pd.DataFrame.from_records(records)
-
-
-def read_result_frame(result: ReadResult) -> pd.DataFrame:
-    """A table from a resource: CSV, TSV, JSON records, JSON Lines or Parquet, by its
-    MIME type (or, failing that, the URI's suffix)."""
-    if not result.contents:
-        raise ValueError(f"{result.uri} has no contents")
-    item = result.contents[0]
-    mime = (item.get("mimeType") or "").split(";")[0].strip().lower()
-    if mime not in _READERS:
-        path = str(item.get("uri") or result.uri).split("?")[0].lower()
-        mime = next((m for s, m in _SUFFIXES.items() if path.endswith(s)), mime)
-    reader = _READERS.get(mime)
-    if reader is None:
-        raise ValueError(
-            f"{result.uri} is {mime or 'of no stated type'}; to_frame() reads CSV, TSV, JSON records, "
-            "JSON Lines and Parquet"
-        )
-    data = base64.b64decode(item["blob"]) if "blob" in item else str(item.get("text", "")).encode()
-    try:
-        return reader(data)
-    except ImportError as e:
-        raise ValueError(f"reading {mime} needs an extra package: {e}") from None

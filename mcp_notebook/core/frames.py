@@ -1,0 +1,129 @@
+"""DataFrames from plain data: the tables a result's ``to_frame()`` makes.
+
+Everything here takes what a server sent (records, a structured value, a resource's
+contents) and imports pandas inside the function that needs it: importing this module (and
+so core/types.py) costs nothing, and a script gets a table without IPython. The notebook
+layer's listing tables (``%mcp tools`` ...) build on ``records_frame``. A result's table is
+data and is never changed.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["contents_frame", "records_frame", "records_of", "structured_frame"]
+
+JSON = dict[str, Any]
+
+
+def records_of(value: Any) -> list[dict[str, Any]] | None:
+    """The list of records in a structured value: the value itself, or the one list of
+    records in an object (``{"count": 3, "rows": [...]}``, ``{"result": [...]}``)."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return value
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+        if len(lists) == 1:
+            return lists[0]
+    return None
+
+
+def records_frame(rows: Sequence[Mapping[str, Any]], columns: list[str] | None = None) -> pd.DataFrame:
+    """A table of ``rows``; with ``columns``, those columns in that order (an empty table
+    still has them)."""
+    import pandas as pd
+
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    return pd.DataFrame.from_records(list(rows), columns=columns)
+
+
+def structured_frame(structured: Any, text: str, tool: str) -> pd.DataFrame:
+    """A table from a tool's result: its structuredContent, else JSON in its ``text``."""
+    candidates = [structured]
+    if structured is None and text:
+        try:
+            candidates.append(json.loads(text))
+        except ValueError:
+            pass
+    for value in candidates:
+        records = records_of(value)
+        if records is not None:
+            return records_frame(records)
+        if isinstance(value, dict) and value:
+            return records_frame([value])
+    raise ValueError(
+        f"the result of {tool!r} holds no table (no structuredContent records, no JSON text); use .content or .text"
+    )
+
+
+def contents_frame(contents: list[JSON], uri: str) -> pd.DataFrame:
+    """A table from a resource's first content: CSV, TSV, JSON records, JSON Lines or
+    Parquet, by its MIME type (or, failing that, the URI's suffix)."""
+    if not contents:
+        raise ValueError(f"{uri} has no contents")
+    item = contents[0]
+    mime = str(item.get("mimeType") or "").split(";")[0].strip().lower()
+    if mime not in _READERS:
+        path = str(item.get("uri") or uri).split("?")[0].lower()
+        mime = next((m for s, m in _SUFFIXES.items() if path.endswith(s)), mime)
+    reader = _READERS.get(mime)
+    if reader is None:
+        raise ValueError(
+            f"{uri} is {mime or 'of no stated type'}; to_frame() reads CSV, TSV, JSON records, JSON Lines and Parquet"
+        )
+    data = base64.b64decode(item["blob"]) if "blob" in item else str(item.get("text", "")).encode()
+    try:
+        return reader(data)
+    except ImportError as e:  # Parquet needs pyarrow or fastparquet
+        raise ValueError(f"reading {mime} needs an extra package: {e}") from None
+
+
+def _csv(data: bytes, sep: str = ",") -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.read_csv(io.BytesIO(data), sep=sep)
+
+
+def _json_lines(data: bytes) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.read_json(io.BytesIO(data), lines=True)
+
+
+def _parquet(data: bytes) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.read_parquet(io.BytesIO(data))
+
+
+def _json_records(data: bytes) -> pd.DataFrame:
+    records = records_of(json.loads(data))
+    if records is None:
+        raise ValueError("the JSON is not a list of records (or an object holding one)")
+    return records_frame(records)
+
+
+_READERS: dict[str, Callable[[bytes], pd.DataFrame]] = {
+    "text/csv": _csv,
+    "text/tab-separated-values": lambda data: _csv(data, sep="\t"),
+    "application/json": _json_records,
+    "application/x-ndjson": _json_lines,
+    "application/jsonl": _json_lines,
+    "application/vnd.apache.parquet": _parquet,
+}
+_SUFFIXES = {
+    ".csv": "text/csv",
+    ".tsv": "text/tab-separated-values",
+    ".json": "application/json",
+    ".jsonl": "application/jsonl",
+    ".ndjson": "application/x-ndjson",
+    ".parquet": "application/vnd.apache.parquet",
+}
