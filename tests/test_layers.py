@@ -401,3 +401,47 @@ def test_no_private_name_crosses_modules() -> None:
     assert not found, "private names used outside their module (make them public or move the code):\n" + "\n".join(
         found
     )
+
+
+def _defined_privates(module: Module) -> set[str]:
+    """Private names this module defines: functions, classes, attributes it assigns
+    (``self._x = …``, ``_x = …``, ``__slots__``), parameters."""
+    names: set[str] = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)  # __slots__ entries
+    return {n for n in names if _private(n)}
+
+
+def test_no_private_member_of_another_modules_object() -> None:
+    """``other._x`` where ``_x`` is private to another module (``self._session._fail()``,
+    ``client._run``): the seam between the two is then undeclared."""
+    defined = {m.name: _defined_privates(m) for m in modules().values()}
+    ours = set().union(*defined.values())  # (a third party's private, os._exit, is not our seam)
+    found = []
+    for module in modules().values():
+        own = defined[module.name]
+        others = {  # other libraries' modules (os._exit): not our seams
+            alias.asname or alias.name
+            for node in ast.walk(module.tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+            if alias.name.split(".")[0] != PACKAGE
+        }
+        for node in ast.walk(module.tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and _private(node.attr)
+                and node.attr in ours - own
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", *others))
+            ):
+                found.append(f"{module.where}:{node.lineno}: .{node.attr}")
+    assert not found, "private members used outside the module that defines them:\n" + "\n".join(sorted(found))
