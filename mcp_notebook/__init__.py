@@ -41,8 +41,8 @@ __version__ = "0.1.0"  # the one place the version is written (pyproject reads i
 _LAZY = {
     "Client": "runtime.client",
     "get_client": "runtime.client",
-    "Server": "runtime.server",
-    "Settings": "runtime.server",
+    "Server": "runtime",
+    "Settings": "runtime",
     "Handlers": "core.session",
     "accept_defaults": "core.elicitation",
     "ApprovalPolicy": "core.approval",
@@ -109,9 +109,9 @@ if TYPE_CHECKING:
     from .core.naming import qualified_name
     from .core.session import Handlers
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
+    from .runtime import Server, Settings
     from .runtime.client import Client, get_client
     from .runtime.interaction import ApprovalRequest
-    from .runtime.server import Server, Settings
 
 
 def _notebook_views() -> Any:

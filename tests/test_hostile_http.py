@@ -19,7 +19,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from test_remote import WAIT, free_port, running
 
 from mcp_notebook import Client, MCPError, ProtocolError, RequestTimeout, Settings, StartupError, Status
-from mcp_notebook.runtime.server import Server
+from mcp_notebook.runtime import Server
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts sockets in /proc/self/fd")
 
