@@ -90,7 +90,7 @@ class OurClient:
             await asyncio.gather(*(self.server.acall_tool("echo", ARGS) for _ in range(n)))
 
         t = time.perf_counter()
-        self.client._loop_thread.run(block())
+        self.client.runtime.loop.run(block())
         return time.perf_counter() - t
 
     def close(self) -> None:

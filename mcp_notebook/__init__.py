@@ -43,8 +43,8 @@ from .errors import (
 _LAZY = {
     "Client": "runtime.client",
     "get_client": "runtime.client",
-    "Server": "runtime.server",
-    "Settings": "runtime.server",
+    "Server": "runtime",
+    "Settings": "runtime",
     "Handlers": "core.session",
     "accept_defaults": "core.elicitation",
     "ApprovalPolicy": "core.approval",
@@ -111,9 +111,9 @@ if TYPE_CHECKING:
     from .core.naming import qualified_name
     from .core.session import Handlers
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
+    from .runtime import Server, Settings
     from .runtime.client import Client, get_client
     from .runtime.interaction import ApprovalRequest
-    from .runtime.server import Server, Settings
 
 
 def _notebook_views() -> Any:

@@ -19,7 +19,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from test_remote import WAIT, free_port, running
 
 from mcp_notebook import Client, MCPError, ProtocolError, RequestTimeout, Settings, StartupError, Status
-from mcp_notebook.runtime.server import Server
+from mcp_notebook.runtime import Server
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts sockets in /proc/self/fd")
 
@@ -100,7 +100,7 @@ def connect(client: Client, url: str, transport: str = "http") -> Server:
 
 def test_timed_out_calls_close_their_reply_streams_on_both_paths(client: Client, hostile: str) -> None:
     server = connect(client, f"{hostile}/endless/mcp")
-    transport = server._transport
+    transport = server.connection.transport
     before = sockets()
     for _ in range(20):
         with pytest.raises(RequestTimeout, match=r"got no answer in 0\.2 s"):
@@ -131,7 +131,7 @@ def test_a_hung_post_is_freed_when_its_call_times_out(client: Client, hostile: s
         with pytest.raises(RequestTimeout):
             asyncio.run(server.acall_tool("hang", timeout=0.2))
     eventually(lambda: sockets() <= before + 4, "timed-out POSTs kept their sockets")
-    assert not server._transport._requests  # nor their tasks
+    assert not server.connection.transport._requests  # nor their tasks
     assert server.call_tool("echo").text == "echo"
 
 
@@ -280,7 +280,7 @@ def test_a_legacy_post_never_answered_times_out_on_both_paths(client: Client, ho
         in_thread(lambda: server.request("ping", timeout=0.3))
     with pytest.raises(RequestTimeout, match=r"ping to server 'deaf' got no answer in 0\.3 s"):
         in_thread(lambda: asyncio.run(server.arequest("ping", timeout=0.3)))
-    eventually(lambda: not server._transport._requests, "the timed-out POSTs kept their tasks")
+    eventually(lambda: not server.connection.transport._requests, "the timed-out POSTs kept their tasks")
 
 
 def test_remote_startup_failures_are_worded_as_remote(hostile: str) -> None:

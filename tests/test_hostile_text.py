@@ -13,7 +13,7 @@ import pytest
 from mcp_notebook import Client, RPCError
 from mcp_notebook.core.text import CONTROL, escape, printable
 from mcp_notebook.notebook import display, tables
-from mcp_notebook.runtime.server import Server
+from mcp_notebook.runtime import Server
 
 SERVER = Path(__file__).resolve().parent / "servers" / "hostile_text.py"
 sys.path.insert(0, str(SERVER.parent))

@@ -309,10 +309,10 @@ def test_concurrent_reads_share_one_new_session(faulty_http: str, client: Client
 
     server = client.add("faulty", url=f"{faulty_http}/ok/mcp", transport="http")
     server.call_tool("forget")
-    old = server._transport.session_id
+    old = server.connection.transport.session_id
 
     async def many() -> list[int]:
         return [len(t) for t in await asyncio.gather(*(server.alist_tools(refresh=True) for _ in range(5)))]
 
     assert asyncio.run(many()) == [8] * 5
-    assert server._transport.session_id != old and server.status is Status.CONNECTED
+    assert server.connection.transport.session_id != old and server.status is Status.CONNECTED

@@ -21,8 +21,8 @@ from ..core.config import ServerConfig
 from ..core.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
 from ..core.types import Status
 from ..errors import ConfigError, ConfigWarning
+from ..runtime import Server
 from ..runtime.client import Client, root_entry
-from ..runtime.server import Server
 from . import display
 from .parsing import Parser, body_arguments, expand_text, key_value_option, key_values, split, target
 

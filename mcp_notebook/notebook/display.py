@@ -21,7 +21,7 @@ from typing import Any
 
 from ..core.text import escape, printable
 from ..core.types import CallResult, PromptResult, ReadResult, Status
-from ..runtime.server import Server
+from ..runtime import Server
 
 _MUTED = "color:#777;font-size:0.85em"
 _PRE = "white-space:pre-wrap;margin:0.2em 0;padding:0.4em;background:rgba(127,127,127,0.08);border-radius:3px"

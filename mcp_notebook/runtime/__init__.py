@@ -1,7 +1,17 @@
-"""The runtime: one background event loop owning every connection, and the Python API."""
+"""The runtime: one background event loop owning every connection, and the Python API.
+
+- loop.py: the background thread and its asyncio loop;
+- context.py: ``Runtime``, what a Client and its servers share (``Settings`` too);
+- steps.py: how one operation runs blocking or awaited (its steps);
+- connection.py: one server's transport and session, kept alive;
+- handle.py: ``Server``, the client's handle to one server, with its operations;
+- client.py: ``Client``, the registry of named servers;
+- interaction.py, terminal.py: how a person is asked.
+"""
 
 from .client import Client, get_client
+from .context import Runtime, Settings
+from .handle import Server
 from .loop import LoopThread
-from .server import Server, Settings
 
-__all__ = ["Client", "LoopThread", "Server", "Settings", "get_client"]
+__all__ = ["Client", "LoopThread", "Runtime", "Server", "Settings", "get_client"]

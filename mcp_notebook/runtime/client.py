@@ -5,25 +5,24 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..core.approval import ApprovalPolicy
 from ..core.config import ServerConfig, check_server_name
-from ..core.naming import ToolNames
-from ..core.oauth import LoginRequest
 from ..core.scopes import load_servers
 from ..core.session import Handlers
-from ..core.tokens import TokenStore, default_store
+from ..core.tokens import TokenStore
 from ..core.types import CallResult, Status
 from ..errors import UnknownServer, UnknownTool
-from .interaction import ConsoleInteraction, Interaction
-from .loop import LoopThread, default_loop
-from .server import _DEFAULT, Server, Settings
+from .context import DEFAULT, Runtime, Settings
+from .handle import Server
+from .interaction import Interaction
+from .loop import LoopThread
+from .steps import Steps, awaitable, blocking
 
 JSON = dict[str, Any]
-T = TypeVar("T")
 
 
 class Client:
@@ -46,59 +45,68 @@ class Client:
         interaction: Interaction | None = None,
         loop: LoopThread | None = None,
     ) -> None:
-        self.handlers = handlers or Handlers()
-        self.settings = settings or Settings()
-        self.approval = approval or ApprovalPolicy()
-        self.interaction: Interaction = interaction or ConsoleInteraction()
+        # What this client's servers share with it (each Server holds the same one).
+        self.runtime = Runtime(
+            handlers=handlers, settings=settings, approval=approval, interaction=interaction, loop=loop
+        )
         self._roots: list[JSON] = []
-        # Called as fn(server_name, method, params) for every server's notifications.
-        self.notification_listeners: list[Callable[[str, str, JSON], Any]] = []
-        self._loop_thread = loop or default_loop()
         self._servers: dict[str, Server] = {}
-        self._tool_names = ToolNames()
-        self._loop_thread.call_at_exit(self.aclose)
-        self._token_store: TokenStore | None = None
-
-    @property
-    def token_store(self) -> TokenStore:
-        """Where OAuth tokens live (see mcp_notebook.core.tokens); settable."""
-        if self._token_store is None:
-            self._token_store = default_store()
-        return self._token_store
-
-    @token_store.setter
-    def token_store(self, store: TokenStore) -> None:
-        self._token_store = store
-
-    def _can_login(self) -> bool:
-        return self.interaction.can_login()
-
-    async def _login(self, request: LoginRequest) -> str:
-        """A server needs a person to log in: the interaction shows how (a card in the
-        cell, a terminal prompt); where nobody can, LoginRequired says what to do."""
-        return await self.interaction.alogin(request)
+        self.runtime.loop.call_at_exit(self._close_all)
 
     def __repr__(self) -> str:
         connected = sum(s.status is Status.CONNECTED for s in self._servers.values())
         return f"<Client servers={len(self._servers)} connected={connected}>"
 
-    # -- waiting -----------------------------------------------------------------------
+    # -- the shared runtime, as attributes of the client ---------------------------------
 
-    def _run(self, coro: Coroutine[Any, Any, T], server: str | None = None) -> T:
-        """Block for ``coro`` (run on the background loop), answering prompts meanwhile;
-        ``server`` is the one it talks to (its log messages show while it waits)."""
-        loop = self._loop_thread
-        if not self.interaction.services_prompts or loop.in_loop_thread():
-            return loop.run(coro)
-        # The interaction starts it, so that it listens before the server can ask anything.
-        return self.interaction.wait(lambda: loop.submit(coro), server)
+    @property
+    def handlers(self) -> Handlers:
+        """Answers to the servers' questions (elicitation, sampling, roots)."""
+        return self.runtime.handlers
 
-    def _awaitable(self, coro: Coroutine[Any, Any, T], server: str | None = None) -> Coroutine[Any, Any, T]:
-        """``coro`` made awaitable from any event loop, answering prompts meanwhile."""
-        loop = self._loop_thread
-        if not self.interaction.services_prompts or loop.in_loop_thread():
-            return loop.wrap(coro)
-        return self.interaction.await_(lambda: loop.submit(coro), server)
+    @handlers.setter
+    def handlers(self, value: Handlers) -> None:
+        self.runtime.handlers = value
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self.runtime.settings = value
+
+    @property
+    def approval(self) -> ApprovalPolicy:
+        """Which tool calls ask a person first."""
+        return self.runtime.approval
+
+    @approval.setter
+    def approval(self, value: ApprovalPolicy) -> None:
+        self.runtime.approval = value
+
+    @property
+    def interaction(self) -> Interaction:
+        """How a person is asked (a terminal by default; cards in a notebook)."""
+        return self.runtime.interaction
+
+    @interaction.setter
+    def interaction(self, value: Interaction) -> None:
+        self.runtime.interaction = value
+
+    @property
+    def notification_listeners(self) -> list[Callable[[str, str, JSON], Any]]:
+        """Called as fn(server_name, method, params) for every server's notifications."""
+        return self.runtime.notification_listeners
+
+    @property
+    def token_store(self) -> TokenStore:
+        """Where OAuth tokens live (see mcp_notebook.core.tokens); settable."""
+        return self.runtime.token_store
+
+    @token_store.setter
+    def token_store(self, store: TokenStore) -> None:
+        self.runtime.token_store = store
 
     # -- roots ---------------------------------------------------------------------------
 
@@ -113,11 +121,12 @@ class Client:
         roots capability. None are offered until this is called: a server offered roots may
         take them in place of the folders its own arguments name."""
         self._roots = [root_entry(r) for r in roots]
-        if self.handlers.roots is None:
-            self.handlers.roots = lambda params: {"roots": self.roots}
+        handlers = self.runtime.handlers
+        if handlers.roots is None:
+            handlers.roots = lambda params: {"roots": self.roots}
         for server in self:
             if server.status is Status.CONNECTED and "roots" in server.client_capabilities:
-                self._loop_thread.run(server._notify("notifications/roots/list_changed"))
+                self.runtime.loop.run(server.connection.notify("notifications/roots/list_changed"))
 
     # -- the registry ------------------------------------------------------------------
 
@@ -144,15 +153,34 @@ class Client:
     def resolve_tool(self, qualified_name: str) -> tuple[Server, str]:
         """The server and tool behind a qualified name (``mcp__server__tool``)."""
         try:
-            server, tool = self._tool_names.resolve(qualified_name)
+            server, tool = self.runtime.tool_names.resolve(qualified_name)
         except KeyError:
             raise UnknownTool(f"no known tool is named {qualified_name!r}; list_tools() names them") from None
         return self[server], tool
 
-    # -- adding and removing -----------------------------------------------------------
+    def status(self) -> list[JSON]:
+        """One row per server: name, transport, status, source, server, version, protocol,
+        error. ``source``: kernel (added here), user, project, local, or a config file's path."""
+        return [
+            {
+                "name": s.name,
+                "transport": s.transport_name,
+                "status": s.status.value,
+                "source": s.config.source,
+                "server": s.server_info.get("name"),
+                "version": s.server_info.get("version"),
+                "protocol": s.protocol_version,
+                "error": s.error,
+            }
+            for s in self._servers.values()
+        ]
 
-    async def aadd(
+    # -- adding and removing -----------------------------------------------------------
+    # Each operation is written once, taking steps (see steps.py): ``x`` blocks, ``ax`` is awaitable.
+
+    async def _add(
         self,
+        steps: Steps,
         name: str,
         command: str | None = None,
         args: Sequence[str] = (),
@@ -191,133 +219,91 @@ class Client:
             startup_timeout=startup_timeout,
             request_timeout=request_timeout,
         )
-        return await self.aadd_config(config, connect=connect)
+        return await self._add_config(steps, config, connect=connect)
 
-    async def aadd_config(
-        self, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True
+    async def _add_config(
+        self, steps: Steps, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True
     ) -> Server:
         """Register a server from its config (replacing one of the same name) and connect,
         unless the config is ``disabled`` (``restart`` connects it then)."""
         old = self._servers.get(config.name)
         if old is not None:
-            await old.aclose()
-            self._tool_names.forget_server(config.name)
-        server = Server(self, config, startup_timeout=startup_timeout)
+            await steps.run(old.connection.close(), old.name)
+            self.runtime.tool_names.forget_server(config.name)
+        server = Server(self.runtime, config, startup_timeout=startup_timeout)
         self._servers[config.name] = server
         if connect and not config.disabled:
-            await server.aconnect()
+            await steps.run(server.connection.connect(), server.name)
         return server
 
-    async def aload(self, path: str | os.PathLike[str] | None = None, *, connect: bool = True) -> list[Server]:
+    async def _load(
+        self, steps: Steps, path: str | os.PathLike[str] | None = None, *, connect: bool = True
+    ) -> list[Server]:
         """Add every server of a ``.mcp.json`` or VS Code ``mcp.json`` file, or with no path
         the saved servers of every scope (user, project ``./.mcp.json``, local; see
         mcp_notebook.core.scopes), connecting them concurrently. A server that fails to
         connect is kept with status ``failed``; a ``disabled`` one is registered, not connected."""
-        return await self.aadd_configs(load_servers(path).values(), connect=connect)
+        # Read here, not on the loop: a file's warnings reach this thread's warning filters.
+        return await self._add_configs(steps, load_servers(path).values(), connect=connect)
 
-    async def aadd_configs(self, configs: Iterable[ServerConfig], *, connect: bool = True) -> list[Server]:
+    async def _add_configs(
+        self, steps: Steps, configs: Iterable[ServerConfig], *, connect: bool = True
+    ) -> list[Server]:
         """Register these servers, then connect them concurrently (not the disabled ones)."""
-        servers = [await self.aadd_config(c, connect=False) for c in configs]
+        servers = [await self._add_config(steps, c, connect=False) for c in list(configs)]
         if connect:
-            await asyncio.gather(*(s.aconnect() for s in servers if not s.config.disabled), return_exceptions=True)
+            connecting = [s.connection.connect() for s in servers if not s.config.disabled]
+            await steps.run(_gather_quietly(connecting), None)
         return servers
 
-    async def aremove(self, name: str) -> None:
+    async def _remove(self, steps: Steps, name: str) -> None:
+        """Close a server's connection and forget it."""
         server = self[name]
         del self._servers[name]
-        self._tool_names.forget_server(name)
-        await server.aclose()
+        self.runtime.tool_names.forget_server(name)
+        await steps.run(server.connection.close(), name)
 
-    async def arestart(self, name: str) -> Server:
-        return await self[name].arestart()
+    async def _restart(self, steps: Steps, name: str) -> Server:
+        """Close a server's connection and connect again."""
+        server = self[name]
+        await steps.run(server.connection.restart(), name)
+        return server
 
-    async def aclose(self) -> None:
+    async def _close(self, steps: Steps) -> None:
         """Close every connection (servers stay registered; ``restart`` reconnects)."""
-        await asyncio.gather(*(s.aclose() for s in self._servers.values()), return_exceptions=True)
+        await steps.run(self._close_all(), None)
 
-    async def acall_tool(
-        self, qualified_name: str, arguments: JSON | None = None, *, timeout: float | None = _DEFAULT, **kwargs: Any
-    ) -> CallResult:
-        """Call a tool by its qualified name (``mcp__server__tool``)."""
-        server, tool = self.resolve_tool(qualified_name)
-        return await server.acall_tool(tool, arguments, timeout=timeout, **kwargs)
+    async def _close_all(self) -> None:
+        await _gather_quietly([s.connection.close() for s in self._servers.values()])
 
-    # -- blocking twins ----------------------------------------------------------------
+    add, aadd = blocking(_add), awaitable(_add)
+    add_config, aadd_config = blocking(_add_config), awaitable(_add_config)
+    load, aload = blocking(_load), awaitable(_load)
+    add_configs, aadd_configs = blocking(_add_configs), awaitable(_add_configs)
+    remove, aremove = blocking(_remove), awaitable(_remove)
+    restart, arestart = blocking(_restart), awaitable(_restart)
+    close, aclose = blocking(_close), awaitable(_close)
 
-    def add(
-        self,
-        name: str,
-        command: str | None = None,
-        args: Sequence[str] = (),
-        *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | os.PathLike[str] | None = None,
-        url: str | None = None,
-        transport: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        oauth: Mapping[str, Any] | None = None,
-        startup_timeout: float | None = None,
-        request_timeout: float | None = None,
-        connect: bool = True,
-    ) -> Server:
-        return self._run(
-            self.aadd(
-                name,
-                command,
-                args,
-                env=env,
-                cwd=cwd,
-                url=url,
-                transport=transport,
-                headers=headers,
-                oauth=oauth,
-                startup_timeout=startup_timeout,
-                request_timeout=request_timeout,
-                connect=connect,
-            )
-        )
-
-    def add_config(self, config: ServerConfig, *, startup_timeout: float | None = None, connect: bool = True) -> Server:
-        return self._run(self.aadd_config(config, startup_timeout=startup_timeout, connect=connect))
-
-    def load(self, path: str | os.PathLike[str] | None = None, *, connect: bool = True) -> list[Server]:
-        # Read here, not on the loop: a file's warnings reach this thread's warning filters.
-        return self.add_configs(load_servers(path).values(), connect=connect)
-
-    def add_configs(self, configs: Iterable[ServerConfig], *, connect: bool = True) -> list[Server]:
-        return self._run(self.aadd_configs(list(configs), connect=connect))
-
-    def remove(self, name: str) -> None:
-        self._run(self.aremove(name))
-
-    def restart(self, name: str) -> Server:
-        return self._run(self.arestart(name))
-
-    def close(self) -> None:
-        self._run(self.aclose())
+    # -- calls by qualified name ---------------------------------------------------------
 
     def call_tool(
-        self, qualified_name: str, arguments: JSON | None = None, *, timeout: float | None = _DEFAULT, **kwargs: Any
+        self, qualified_name: str, arguments: JSON | None = None, *, timeout: float | None = DEFAULT, **kwargs: Any
     ) -> CallResult:
+        """Call a tool by its qualified name (``mcp__server__tool``); see ``Server.call_tool``."""
         server, tool = self.resolve_tool(qualified_name)
         return server.call_tool(tool, arguments, timeout=timeout, **kwargs)
 
-    def status(self) -> list[JSON]:
-        """One row per server: name, transport, status, source, server, version, protocol,
-        error. ``source``: kernel (added here), user, project, local, or a config file's path."""
-        return [
-            {
-                "name": s.name,
-                "transport": s.transport_name,
-                "status": s.status.value,
-                "source": s.config.source,
-                "server": s.server_info.get("name"),
-                "version": s.server_info.get("version"),
-                "protocol": s.protocol_version,
-                "error": s.error,
-            }
-            for s in self._servers.values()
-        ]
+    async def acall_tool(
+        self, qualified_name: str, arguments: JSON | None = None, *, timeout: float | None = DEFAULT, **kwargs: Any
+    ) -> CallResult:
+        """Call a tool by its qualified name (``mcp__server__tool``); see ``Server.acall_tool``."""
+        server, tool = self.resolve_tool(qualified_name)
+        return await server.acall_tool(tool, arguments, timeout=timeout, **kwargs)
+
+
+async def _gather_quietly(coros: list[Any]) -> None:
+    """Run these together; each one's failure is its own server's status, not raised here."""
+    await asyncio.gather(*coros, return_exceptions=True)
 
 
 def root_entry(value: str | os.PathLike[str] | JSON) -> JSON:

@@ -1,0 +1,378 @@
+"""One server's connection: its transport and session, and keeping them alive.
+
+A ``Connection`` builds the transport its config names (stdio, Streamable HTTP, legacy
+SSE; ``auto`` tries the first HTTP one, then the other), wires OAuth for a remote server,
+words startup failures, opens a new session when a remote server ends one, fans the
+server's notifications out, and chooses how a blocking request is sent: on the calling
+thread (the fast path) or on the background loop. Its status says where it stands.
+Everything here that awaits runs on the background loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from ..core.config import ServerConfig
+from ..core.oauth import OAuth, OAuthSettings
+from ..core.session import ClientSession, ProgressCallback
+from ..core.transports import (
+    AuthChallenge,
+    HttpStatusError,
+    SseTransport,
+    StdioParameters,
+    StdioTransport,
+    StreamableHttpTransport,
+    ca_context,
+)
+from ..core.types import Status
+from ..errors import (
+    LoginRequired,
+    MCPError,
+    NotConnected,
+    RequestTimeout,
+    ServerExited,
+    SessionExpired,
+    StartupError,
+)
+from .context import DEFAULT, Runtime
+
+T = TypeVar("T")
+JSON = dict[str, Any]
+AnyTransport = StdioTransport | StreamableHttpTransport | SseTransport
+Listener = Callable[[str, JSON], Any]
+
+
+class Connection:
+    """The live link to one configured server (see the module's docstring)."""
+
+    def __init__(self, runtime: Runtime, config: ServerConfig, *, startup_timeout: float | None = None) -> None:
+        self.runtime = runtime
+        self.config = config
+        self.status = Status.DISABLED if config.disabled else Status.CLOSED
+        self.error: str | None = None
+        self.startup_timeout = startup_timeout  # overrides the config's and the Settings' when given
+        self.session: ClientSession | None = None
+        self.transport: AnyTransport | None = None
+        self.transport_name = config.transport  # what is in use (auto resolves to http or sse)
+        self.auth: OAuth | None = None  # OAuth for a remote server (made on first connect)
+        self.listeners: list[Listener] = []  # fn(method, params) for each notification
+        self.subscriptions: dict[str, list[Listener]] = {}  # uri -> fn(uri, params)
+        self._renewing: asyncio.Lock | None = None
+        self._renew_task: asyncio.Future[None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def remote(self) -> bool:
+        """Reached over HTTP: its sessions can end, and are renewed (stdio's never end)."""
+        return self.transport_name != "stdio"
+
+    def __repr__(self) -> str:
+        return f"<Connection {self.name!r} {self.transport_name} {self.status.value}>"
+
+    @property
+    def request_timeout(self) -> float | None:
+        """The default for this server's requests: its config's, else the Settings'."""
+        own = self.config.request_timeout
+        return own if own is not None else self.runtime.settings.request_timeout
+
+    def connected(self) -> ClientSession:
+        """The open session, or the error that says why there is none and what to do."""
+        session = self.session
+        if session is not None and session.closed and isinstance(session.closed_error, SessionExpired):
+            raise session.closed_exception()  # a new session is opened by with_session
+        if session is None or self.status is not Status.CONNECTED or session.closed:
+            if self.status is Status.FAILED:
+                raise NotConnected(f"server {self.name!r} is not connected: {self.error}; restart it")
+            if self.status is Status.NEEDS_AUTH:
+                raise NotConnected(f"server {self.name!r} needs a login: %mcp login {self.name} (or server.login())")
+            raise NotConnected(f"server {self.name!r} is {self.status.value}; connect or restart it")
+        return session
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        if self.session is not None and not self.session.closed:
+            await self.close()
+        if self.config.transport == "auto":
+            # The spec's backwards compatibility: Streamable HTTP first; an initialize
+            # answered 400, 404 or 405 means a legacy HTTP+SSE server.
+            try:
+                return await self._connect_with("http")
+            except HttpStatusError as e:
+                if e.status not in (400, 404, 405):
+                    raise
+            return await self._connect_with("sse")
+        return await self._connect_with(self.config.transport)
+
+    async def _connect_with(self, kind: str) -> None:
+        settings, config = self.runtime.settings, self.config
+        self.status, self.error = Status.CONNECTING, None
+        transport: AnyTransport
+        if kind == "stdio":
+            assert config.executable is not None
+            transport = StdioTransport(
+                StdioParameters(config.executable, config.args, config.env, config.cwd),
+                max_message_size=settings.max_message_size,
+            )
+        else:
+            assert config.url is not None
+            cls = StreamableHttpTransport if kind == "http" else SseTransport
+            transport = cls(
+                config.url,
+                headers=config.headers,
+                max_message_size=settings.max_message_size,
+                timeout=settings.connect_timeout,
+                read_timeout=settings.read_timeout,
+                verify=settings.tls_verify,
+                auth=self.oauth(),
+            )
+        self.transport_name = kind
+        session = ClientSession(
+            transport, name=self.name, handlers=self.runtime.handlers, request_timeout=self.request_timeout
+        )
+        self.transport, self.session = transport, session
+        session.add_listener(self._on_notification)
+        timeout = self._startup_timeout()
+        try:
+            await session.start(timeout=timeout)
+        except BaseException as e:
+            error = self._startup_error(e, timeout, transport)
+            await session.close()
+            self.fail(str(error) if error else "cancelled while connecting")
+            if isinstance(error, LoginRequired):
+                self.status = Status.NEEDS_AUTH
+            if error is None:
+                raise
+            raise error from None
+        self.status = Status.CONNECTED
+
+    def _startup_timeout(self) -> float:
+        for value in (self.startup_timeout, self.config.startup_timeout):
+            if value is not None:
+                return value
+        return self.runtime.settings.startup_timeout
+
+    def oauth(self) -> OAuth | None:
+        """OAuth for a remote server, kept across reconnections; none when the config
+        brings its own Authorization header (a token the person manages)."""
+        if self.auth is None and not any(k.lower() == "authorization" for k in self.config.headers):
+            assert self.config.url is not None
+            runtime = self.runtime
+            verify = runtime.settings.tls_verify
+            self.auth = OAuth(self.name, self.config.url, runtime.token_store, runtime.login,
+                              OAuthSettings(**self.config.oauth), can_login=runtime.can_login,
+                              verify=verify if isinstance(verify, bool) else ca_context(verify))  # fmt: skip
+        return self.auth
+
+    def _startup_error(self, e: BaseException, timeout: float, transport: AnyTransport) -> MCPError | None:
+        what = f"server {self.name!r} ({transport.describe()})"
+        remote = self.remote  # a remote server does not exit: its connection fails
+        if isinstance(e, RequestTimeout):
+            check = "check the URL and that the server is up" if remote else "check the command"
+            return StartupError(
+                f"{what} did not answer initialize within {timeout:g} s{transport.failure_detail()}; "
+                f"{check}, or raise startup_timeout"
+            )
+        if isinstance(e, ServerExited):
+            if remote:
+                return StartupError(f"server {self.name!r} could not connect: {e}")
+            code = "" if e.returncode is None else f" with code {e.returncode}"
+            return StartupError(f"{what} exited during startup{code}{transport.failure_detail()}")
+        if isinstance(e, MCPError):
+            return e
+        if isinstance(e, Exception):
+            return StartupError(f"{what} failed to {'connect' if remote else 'start'}: {type(e).__name__}: {e}")
+        return None
+
+    def fail(self, reason: str) -> None:
+        self.status, self.error = Status.FAILED, reason
+
+    async def close(self) -> None:
+        session, self.session = self.session, None
+        if not (self.status is Status.DISABLED and session is None):
+            self.status = Status.CLOSED  # a disabled server that never connected stays disabled
+        self.error = None
+        if session is not None:
+            await session.close()
+
+    async def restart(self) -> None:
+        await self.close()
+        await self.connect()
+
+    async def login(self, scopes: str | None) -> None:
+        """Log in now (OAuth), then connect if not connected."""
+        if self.config.url is None:
+            raise NotConnected(f"server {self.name!r} runs locally (stdio): it has no login")
+        auth = self.oauth()
+        if auth is None:
+            raise NotConnected(
+                f"server {self.name!r} sends its own Authorization header: there is nothing to log in to"
+            )
+        await auth.ensure_login(scopes)
+        if self.status is not Status.CONNECTED:
+            await self.connect()
+
+    def logout(self) -> None:
+        """Forget the server's tokens and client registration (here and in the store)."""
+        auth = self.auth or (self.oauth() if self.config.url is not None else None)
+        if auth is not None:
+            auth.forget()
+
+    # -- notifications -----------------------------------------------------------------
+
+    def _on_notification(self, method: str, params: JSON) -> None:
+        if method == "$/closed":
+            session = self.session
+            if session is not None and isinstance(session.closed_error, SessionExpired):
+                # A legacy event stream dropped: reconnect now, not on the next call.
+                self._renew_task = asyncio.ensure_future(self._renew_quietly(session))
+            else:
+                self.fail(params["error"])
+            return
+        session = self.session
+        if session is None:
+            return
+        if method == "notifications/resources/updated":
+            for callback in self.subscriptions.get(params.get("uri", ""), []):
+                session.call_safely(callback, params.get("uri"), params)
+        for listener in list(self.listeners):
+            session.call_safely(listener, method, params)
+        for hook in list(self.runtime.notification_listeners):
+            session.call_safely(hook, self.name, method, params)
+
+    async def notify(self, method: str, params: JSON | None = None) -> None:
+        await self.connected().notify(method, params)
+
+    async def subscribe(self, uri: str, callback: Listener | None) -> None:
+        await self.request("resources/subscribe", {"uri": uri})
+        callbacks = self.subscriptions.setdefault(uri, [])
+        if callback is not None:
+            callbacks.append(callback)
+
+    async def unsubscribe(self, uri: str) -> None:
+        await self.request("resources/unsubscribe", {"uri": uri})
+        self.subscriptions.pop(uri, None)
+
+    # -- requests ----------------------------------------------------------------------
+
+    def request(
+        self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
+    ) -> Coroutine[Any, Any, JSON]:
+        """The request, as a coroutine for the background loop."""
+        if timeout is DEFAULT:
+            timeout = self.request_timeout
+        if not self.remote:  # stdio: sessions never end; the session's own coroutine (one frame fewer)
+            return self.connected().request(method, params, timeout=timeout, on_progress=on_progress)
+        return self.with_session(lambda s: s.request(method, params, timeout=timeout, on_progress=on_progress), method)
+
+    def request_blocking(
+        self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
+    ) -> JSON:
+        """The request, waited for on the calling thread: read right here when the session
+        can (the fast path, no hop to the loop), else run on the loop."""
+        if timeout is DEFAULT:
+            timeout = self.request_timeout
+        runtime, session = self.runtime, self.session
+        if session is None or not session.can_block or runtime.loop.in_loop_thread():
+            return runtime.run(self.request(method, params, timeout, on_progress), self.name)
+        interaction = runtime.interaction
+        if not self.remote:
+            session = self.connected()
+            if not interaction.services_prompts:
+                return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+            # With a person to ask (a notebook) it also serves the interaction, so that
+            # the server's questions are answered in this cell.
+            with interaction.blocking(self.name) as waker:
+                return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress, waker=waker)
+        if (
+            not interaction.services_prompts
+            and self.status is Status.CONNECTED
+            and not session.closed
+            and (self.auth is None or self.auth.fresh())  # a refresh is due: the loop's path does it
+        ):
+            # A remote reply is read on this thread, which cannot also serve a person's
+            # prompts: only where nobody is asked. An ended session is renewed on the loop.
+            try:
+                return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+            except (SessionExpired, NotConnected, AuthChallenge):
+                pass  # the loop's path renews the session, or logs in, and tries again
+        return runtime.run(self.request(method, params, timeout, on_progress), self.name)
+
+    async def with_session(self, op: Callable[[ClientSession], Coroutine[Any, Any, T]], method: str) -> T:
+        """``op(session)``; when the server ended the session, open a new one and run it
+        again, except a tool call: that is never sent twice (the person decides)."""
+        if self._renew_task is not None and not self._renew_task.done():
+            await asyncio.shield(self._renew_task)  # reconnecting after a dropped stream: wait for it
+        elif self._renewing is not None and self._renewing.locked():
+            async with self._renewing:  # another call is opening a new session: use that one
+                pass
+        session = self.session
+        try:
+            return await op(self.connected())
+        except LoginRequired:
+            self.status = Status.NEEDS_AUTH  # the tokens stopped working and nobody can log in here
+            raise
+        except (SessionExpired, NotConnected) as e:
+            renewing = self._renewing is not None and self._renewing.locked()
+            if isinstance(e, NotConnected) and not renewing and self.session in (session, None):
+                raise  # really closed, not being replaced by a new session under this request
+            await self._renew(session)
+            if method == "tools/call":
+                why = e if isinstance(e, SessionExpired) else "the server ended the session"
+                raise SessionExpired(
+                    f"server {self.name!r}: {why}; a new session is open, but the call was not sent again: "
+                    "run it again if it should run"
+                ) from None
+        return await op(self.connected())
+
+    async def _renew(self, old: ClientSession | None) -> None:
+        """A new session in place of one the server ended (once, however many callers)."""
+        if self._renewing is None:
+            self._renewing = asyncio.Lock()
+        async with self._renewing:
+            current = self.session
+            if current is not old and current is not None and not current.closed:
+                return  # another caller renewed it already
+            if old is not None:
+                await old.close()
+            await self._connect_with(self.transport_name)
+            assert self.session is not None
+            for uri in list(self.subscriptions):
+                await self.session.request("resources/subscribe", {"uri": uri})
+
+    async def _renew_quietly(self, old: ClientSession) -> None:
+        """Reconnect in the background, trying a few times over ~15 s (a server that is
+        restarting); the status says why if it never comes back."""
+        for delay in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0):
+            await asyncio.sleep(delay)
+            current = self.session
+            if self.status is Status.CLOSED or (current not in (None, old) and not current.closed):
+                return  # closed by the user, or renewed by a call in the meantime
+            try:
+                await self._renew(current)
+                return
+            except MCPError:
+                pass
+
+    # -- listings ----------------------------------------------------------------------
+
+    async def listing(self, kind: str, refresh: bool | None) -> list[JSON]:
+        """A whole listing; ``refresh=None``: refetch only if one is cached (it may be stale)."""
+
+        def op(s: ClientSession) -> Coroutine[Any, Any, list[JSON]]:
+            return s.list_all(kind, refresh=s.cached(kind) is not None if refresh is None else refresh)
+
+        return await self.with_session(op, f"{kind}/list")
+
+    def cached(self, kind: str) -> list[JSON] | None:
+        """The cached listing, if there is one (safe from any thread)."""
+        session = self.session
+        return session.cached(kind) if session else None
+
+
+__all__ = ["Connection"]

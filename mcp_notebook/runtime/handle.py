@@ -1,0 +1,394 @@
+"""``Server``: the client's handle to one named MCP server.
+
+(A handle, not a server: the module is named for that. The package's own MCP server is
+``mcp_notebook.demo.server``.) A ``Server`` shows what its ``Connection`` knows and
+carries every operation a person uses on it. Each operation is written once, as
+``async def _x(self, steps, ...)`` that prepares, sends and finishes; ``x`` is its
+blocking method and ``ax`` its awaitable one, differing only in their steps (steps.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..core.config import ServerConfig
+from ..core.links import linkable
+from ..core.oauth import OAuth
+from ..core.protocol import URL_ELICITATION_REQUIRED
+from ..core.session import ProgressCallback
+from ..core.text import printable
+from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
+from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
+from ..errors import ProtocolError, RPCError, UnknownPrompt, UnknownTool
+from .connection import Connection, Listener
+from .context import DEFAULT, Runtime
+from .params import (
+    complete_params,
+    did_you_mean,
+    log_level_params,
+    named,
+    prompt_params,
+    resource_uri,
+    tool_arguments,
+)
+from .steps import Steps, awaitable, blocking
+
+JSON = dict[str, Any]
+
+
+class Server:
+    """A named MCP server. Get one from ``Client.add`` / ``Client.load`` / ``client[name]``.
+
+    Every operation has an awaitable twin with an ``a`` prefix (``await server.acall_tool(...)``)."""
+
+    def __init__(self, runtime: Runtime, config: ServerConfig, *, startup_timeout: float | None = None) -> None:
+        self.runtime = runtime  # shared with the Client and its other servers
+        self.connection = Connection(runtime, config, startup_timeout=startup_timeout)
+        self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
+
+    def __repr__(self) -> str:
+        info = self.server_info
+        detail = f" {info.get('name')} {info.get('version')}" if info else ""
+        why = f" ({self.error})" if self.error and self.status is Status.FAILED else ""
+        return printable(f"<Server {self.name!r} {self.transport_name} {self.status.value}{detail}{why}>")
+
+    # -- facts about the connection ----------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.connection.name
+
+    @property
+    def config(self) -> ServerConfig:
+        return self.connection.config
+
+    @property
+    def status(self) -> Status:
+        return self.connection.status
+
+    @property
+    def error(self) -> str | None:
+        """Why it failed (with status ``failed``), else None."""
+        return self.connection.error
+
+    @property
+    def transport_name(self) -> str:
+        """The transport in use: stdio, http or sse (``auto`` until it is resolved)."""
+        return self.connection.transport_name
+
+    @property
+    def auth(self) -> OAuth | None:
+        """OAuth for a remote server (made on its first connect)."""
+        return self.connection.auth
+
+    @property
+    def startup_timeout(self) -> float | None:
+        """This server's startup timeout, over the config's and the Settings' when set."""
+        return self.connection.startup_timeout
+
+    @startup_timeout.setter
+    def startup_timeout(self, value: float | None) -> None:
+        self.connection.startup_timeout = value
+
+    @property
+    def server_info(self) -> JSON:
+        session = self.connection.session
+        return session.server_info if session else {}
+
+    @property
+    def capabilities(self) -> JSON:
+        session = self.connection.session
+        return session.server_capabilities if session else {}
+
+    @property
+    def client_capabilities(self) -> JSON:
+        """What this client declared to the server when it connected (fixed until it reconnects)."""
+        session = self.connection.session
+        return session.declared_capabilities if session else {}
+
+    @property
+    def instructions(self) -> str | None:
+        session = self.connection.session
+        return session.instructions if session else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        session = self.connection.session
+        return session.protocol_version if session else None
+
+    @property
+    def request_timeout(self) -> float | None:
+        """The default for this server's requests: its config's, else the Settings'."""
+        return self.connection.request_timeout
+
+    @property
+    def pid(self) -> int | None:
+        transport = self.connection.transport
+        return transport.pid if transport else None
+
+    @property
+    def stderr(self) -> str:
+        """What the server wrote to stderr (the last 500 lines)."""
+        transport = self.connection.transport
+        return transport.stderr_text() if transport else ""
+
+    @property
+    def logs(self) -> list[JSON]:
+        """``notifications/message`` params received, oldest first."""
+        session = self.connection.session
+        return list(session.logs) if session else []
+
+    @property
+    def diagnostics(self) -> list[str]:
+        """Non-protocol lines on stdout and protocol oddities, for debugging a server."""
+        transport, session = self.connection.transport, self.connection.session
+        out: list[str] = list(transport.diagnostics) if transport else []
+        if session:
+            out.extend(session.diagnostics)
+        return out
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def _connect(self, steps: Steps) -> Server:
+        """Connect (closing an open connection first)."""
+        await steps.run(self.connection.connect(), self.name)
+        return self
+
+    async def _close(self, steps: Steps) -> None:
+        """Close the connection (the server stays registered; ``restart`` reconnects)."""
+        await steps.run(self.connection.close(), self.name)
+
+    async def _restart(self, steps: Steps) -> Server:
+        """Close the connection and connect again."""
+        await steps.run(self.connection.restart(), self.name)
+        return self
+
+    async def _login(self, steps: Steps, scopes: str | None = None) -> Server:
+        """Log in now (OAuth), then connect if not connected: the login card (or terminal
+        prompt) shows here. ``scopes``: ask for these."""
+        await steps.run(self.connection.login(scopes), self.name)
+        return self
+
+    connect, aconnect = blocking(_connect), awaitable(_connect)
+    close, aclose = blocking(_close), awaitable(_close)
+    restart, arestart = blocking(_restart), awaitable(_restart)
+    login, alogin = blocking(_login), awaitable(_login)
+
+    def logout(self) -> None:
+        """Forget this server's tokens and client registration (here and in the store)."""
+        self.connection.logout()
+
+    def on_notification(self, callback: Listener) -> Callable[[], None]:
+        """Call ``callback(method, params)`` for every notification from this server.
+
+        It runs on the background loop: keep it quick and use only the async API there.
+        Returns a function that removes it.
+        """
+        listeners = self.connection.listeners
+        listeners.append(callback)
+        return lambda: listeners.remove(callback) if callback in listeners else None
+
+    # -- listings ----------------------------------------------------------------------
+
+    async def _list_tools(self, steps: Steps, *, refresh: bool = False) -> list[Tool]:
+        raws = await steps.run(self.connection.listing("tools", refresh), self.name)
+        names = self.runtime.tool_names
+        return [Tool.from_raw(self.name, names.add(self.name, raw.get("name", "")), raw) for raw in raws]
+
+    async def _list_resources(self, steps: Steps, *, refresh: bool = False) -> list[Resource]:
+        raws = await steps.run(self.connection.listing("resources", refresh), self.name)
+        return [Resource.from_raw(self.name, raw) for raw in raws]
+
+    async def _list_resource_templates(self, steps: Steps, *, refresh: bool = False) -> list[ResourceTemplate]:
+        raws = await steps.run(self.connection.listing("resourceTemplates", refresh), self.name)
+        return [ResourceTemplate.from_raw(self.name, raw) for raw in raws]
+
+    async def _list_prompts(self, steps: Steps, *, refresh: bool = False) -> list[Prompt]:
+        raws = await steps.run(self.connection.listing("prompts", refresh), self.name)
+        return [Prompt.from_raw(self.name, raw) for raw in raws]
+
+    list_tools, alist_tools = blocking(_list_tools), awaitable(_list_tools)
+    list_resources, alist_resources = blocking(_list_resources), awaitable(_list_resources)
+    list_resource_templates = blocking(_list_resource_templates)
+    alist_resource_templates = awaitable(_list_resource_templates)
+    list_prompts, alist_prompts = blocking(_list_prompts), awaitable(_list_prompts)
+
+    def get_tool(self, name: str) -> Tool:
+        """One tool, from the cached listing when there is one; UnknownTool if none."""
+        raw = self._cached_tool(name) or self.runtime.run(self._find_tool(name, required=True), self.name)
+        assert raw is not None
+        return Tool.from_raw(self.name, self.runtime.tool_names.add(self.name, name), raw)
+
+    def _cached_tool(self, name: str) -> JSON | None:
+        """The tool's listing entry if the listing is cached (safe from any thread)."""
+        raws = self.connection.cached("tools")
+        if raws is None:
+            return None
+        key, index = self._tool_index
+        if key is not raws:
+            index = {raw["name"]: raw for raw in raws if isinstance(raw.get("name"), str)}
+            self._tool_index = (raws, index)
+        return index.get(name)
+
+    async def _find_tool(self, name: str, required: bool) -> JSON | None:
+        """The tool's listing entry; UnknownTool if it is required and not there (on the loop)."""
+        tool = self._cached_tool(name)
+        if tool is not None:
+            return tool
+        # Not listed yet, or the listing is stale (a server that forgot list_changed).
+        raws = await self.connection.listing("tools", None)
+        tool = self._cached_tool(name) or named(raws, name)
+        if tool is None and required:
+            raise UnknownTool(f"server {self.name!r} has no tool {name!r}{did_you_mean(raws, name, 'list_tools()')}")
+        return tool
+
+    async def _find_prompt(self, name: str) -> JSON:
+        """The prompt's listing entry, refetched: the listing may be stale (on the loop)."""
+        raws = await self.connection.listing("prompts", None)
+        prompt = named(raws, name)
+        if prompt is None:
+            hint = did_you_mean(raws, name, "list_prompts() shows them")
+            raise UnknownPrompt(f"server {self.name!r} has no prompt {name!r}{hint}")
+        return prompt
+
+    # -- calls -------------------------------------------------------------------------
+
+    async def _call_tool(
+        self,
+        steps: Steps,
+        name: str,
+        arguments: JSON | None = None,
+        *,
+        timeout: float | None = DEFAULT,
+        validate: bool | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> CallResult:
+        """Call a tool. Arguments are checked against its inputSchema first unless
+        ``validate=False``; the approval policy may ask a person first (ToolDenied if they
+        say no: nothing is sent); ``timeout`` restarts whenever the server reports progress;
+        ``on_progress(progress, total, message)`` runs on the background loop."""
+        runtime = self.runtime
+        arguments = tool_arguments(name, arguments)
+        check = runtime.settings.validate if validate is None else validate
+        tool = self._cached_tool(name)
+        if tool is None and (check or runtime.approval.mode != "never"):
+            tool = await steps.run(self._find_tool(name, required=check), self.name)
+        if check and tool is not None:
+            validate_arguments(tool, arguments)
+        request = runtime.approval_request(self.name, name, tool, arguments)
+        if request is not None:
+            runtime.take_answer(request, await steps.approve(request))
+        params = {"name": name, "arguments": arguments}
+        try:
+            raw = await steps.send(self.connection, "tools/call", params, timeout, self._progress(name, on_progress))
+        except RPCError as e:
+            raise self._url_required(e) from None
+        output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
+        return CallResult.from_raw(self.name, name, raw, output_error)
+
+    call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
+
+    def _url_required(self, error: RPCError) -> RPCError:
+        """-32042: the server needs the person to visit a page first. Show it (where a
+        person can see it) and say to run the call again afterwards."""
+        if error.code != URL_ELICITATION_REQUIRED:
+            return error
+        listed = error.data.get("elicitations") if isinstance(error.data, dict) else None
+        elicitations = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+        if elicitations:
+            self.runtime.interaction.show_urls(self.name, elicitations)
+        urls = ", ".join(
+            f"{e.get('url')}{'' if linkable(e.get('url')) else ' (not a web address to open)'}" for e in elicitations
+        )
+        return RPCError(
+            error.code,
+            f"{self.name} needs you to complete a step in your browser first ({urls}); then call again",
+            error.data,
+        )
+
+    def _progress(self, tool: str, on_progress: ProgressCallback | None) -> ProgressCallback | None:
+        """The caller's progress callback, plus the interaction's (a progress bar)."""
+        interaction = self.runtime.interaction
+        if not interaction.shows_progress:
+            return on_progress
+        show = interaction.progress
+
+        def both(progress: float, total: float | None, message: str | None) -> None:
+            show(self.name, tool, progress, total, message)
+            if on_progress is not None:
+                on_progress(progress, total, message)
+
+        return both
+
+    async def _read_resource(self, steps: Steps, uri: str, *, timeout: float | None = DEFAULT) -> ReadResult:
+        """A resource's contents."""
+        uri = resource_uri(uri)
+        raw = await steps.send(self.connection, "resources/read", {"uri": uri}, timeout)
+        return ReadResult.from_raw(self.name, uri, raw)
+
+    read_resource, aread_resource = blocking(_read_resource), awaitable(_read_resource)
+
+    async def _get_prompt(self, steps: Steps, name: str, arguments: dict[str, Any] | None = None) -> PromptResult:
+        """A prompt's messages. Its arguments are checked against its listing first (unless
+        validation is off): a missing required one or an unknown one is an ArgumentError."""
+        params = prompt_params(name, arguments)  # converted first: a missing value counts as not given
+        if self.runtime.settings.validate and "prompts" in self.capabilities:
+            prompt = named(self.connection.cached("prompts") or [], name)
+            if prompt is None:
+                prompt = await steps.run(self._find_prompt(name), self.name)
+            check_prompt_arguments(prompt, params.get("arguments", {}))
+        raw = await steps.send(self.connection, "prompts/get", params, DEFAULT)
+        return PromptResult.from_raw(self.name, name, raw)
+
+    get_prompt, aget_prompt = blocking(_get_prompt), awaitable(_get_prompt)
+
+    async def _complete(
+        self, steps: Steps, ref: JSON, argument: str, value: str = "", context: dict[str, str] | None = None
+    ) -> list[str]:
+        """Completion values for one argument of a prompt (``{"type": "ref/prompt",
+        "name": …}``) or a resource template (``{"type": "ref/resource", "uri": …}``)."""
+        raw = await steps.send(
+            self.connection, "completion/complete", complete_params(ref, argument, value, context), DEFAULT
+        )
+        values = (raw.get("completion") or {}).get("values")
+        if not isinstance(values, list):
+            raise ProtocolError(f"server {self.name!r} sent a completion result without values")
+        return [str(v) for v in values]
+
+    complete, acomplete = blocking(_complete), awaitable(_complete)
+
+    async def _set_log_level(self, steps: Steps, level: str) -> None:
+        """Ask the server to send log messages at ``level`` and above."""
+        await steps.send(self.connection, "logging/setLevel", log_level_params(level), DEFAULT)
+
+    set_log_level, aset_log_level = blocking(_set_log_level), awaitable(_set_log_level)
+
+    async def _subscribe(self, steps: Steps, uri: str, callback: Listener | None = None) -> None:
+        """Ask for ``notifications/resources/updated`` on ``uri``; ``callback(uri, params)``
+        runs on each (on the background loop)."""
+        await steps.run(self.connection.subscribe(resource_uri(uri), callback), self.name)
+
+    async def _unsubscribe(self, steps: Steps, uri: str) -> None:
+        """Stop the updates on ``uri``."""
+        await steps.run(self.connection.unsubscribe(resource_uri(uri)), self.name)
+
+    subscribe, asubscribe = blocking(_subscribe), awaitable(_subscribe)
+    unsubscribe, aunsubscribe = blocking(_unsubscribe), awaitable(_unsubscribe)
+
+    async def _ping(self, steps: Steps) -> None:
+        """Check that the server answers."""
+        await steps.send(self.connection, "ping", None, DEFAULT)
+
+    ping, aping = blocking(_ping), awaitable(_ping)
+
+    async def _request(
+        self, steps: Steps, method: str, params: JSON | None = None, *, timeout: float | None = DEFAULT
+    ) -> JSON:
+        """Send any request and return the raw result (for methods without a helper)."""
+        return await steps.send(self.connection, method, params, timeout)
+
+    request, arequest = blocking(_request), awaitable(_request)
+
+
+__all__ = ["Server"]
