@@ -27,6 +27,8 @@ from .bridge import NotebookInteraction
 from .parsing import split
 from .steps import Logic, run_awaiting, run_blocking
 
+__all__ = ["MCPMagics"]
+
 # Errors the user fixes by typing something else: one line, no traceback.
 _USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool, UnknownPrompt)
 

@@ -35,6 +35,7 @@ __all__ = [
     "PROGRESS_EVERY",
     "BlockingWaker",
     "CardAnswer",
+    "Item",
     "NextItem",
     "Waiter",
     "outcome",
