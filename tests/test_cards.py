@@ -7,7 +7,7 @@ from typing import Any
 import ipywidgets as w
 
 from mcp_notebook import ApprovalRequest
-from mcp_notebook.notebook.cards import ApprovalCard, ElicitationCard, SamplingCard, UrlCard, _walk
+from mcp_notebook.notebook.cards import ApprovalCard, ElicitationCard, SamplingCard, UrlCard, walk
 
 SCHEMA = {
     "type": "object",
@@ -27,11 +27,11 @@ SCHEMA = {
 
 
 def widgets_of(card: Any) -> dict[str, Any]:
-    return {getattr(x, "description", ""): x for x in _walk(card.widget) if getattr(x, "description", "")}
+    return {getattr(x, "description", ""): x for x in walk(card.widget) if getattr(x, "description", "")}
 
 
 def button(card: Any, label: str) -> w.Button:
-    return next(x for x in _walk(card.widget) if isinstance(x, w.Button) and x.description == label)
+    return next(x for x in walk(card.widget) if isinstance(x, w.Button) and x.description == label)
 
 
 def test_form_from_schema() -> None:
@@ -69,7 +69,7 @@ def test_accept_validates_and_sends_content() -> None:
                         "color": "r", "hero": "h2", "tags": ["a"]},
         }
     ]  # fmt: skip
-    assert all(x.disabled for x in _walk(card.widget) if isinstance(x, w.Button))
+    assert all(x.disabled for x in walk(card.widget) if isinstance(x, w.Button))
 
 
 def test_decline_and_cancel() -> None:
@@ -83,7 +83,7 @@ def test_approval_card() -> None:
     request = ApprovalRequest("demo", "delete_penguins", "Delete penguins", {"destructiveHint": True}, {"species": "X"})
     for label, answer in (("Approve", "approve"), ("Always allow", "always"), ("Deny", "deny")):
         card = ApprovalCard(request)
-        text = "".join(getattr(x, "value", "") for x in _walk(card.widget) if isinstance(x, w.HTML))
+        text = "".join(getattr(x, "value", "") for x in walk(card.widget) if isinstance(x, w.HTML))
         assert "demo.delete_penguins" in text and "not verified" in text and "&quot;species&quot;" in text
         button(card, label).click()
         assert card.answer == answer
@@ -96,7 +96,7 @@ def test_sampling_and_url_cards() -> None:
     button(card, "Approve").click()
     assert card.answer["content"]["text"] == "edited" and card.answer["role"] == "assistant"
     url = UrlCard("srv", {"message": "Log in", "url": "https://example.org/x?a=<b>", "elicitationId": "e1"})
-    html = "".join(getattr(x, "value", "") for x in _walk(url.widget) if isinstance(x, w.HTML))
+    html = "".join(getattr(x, "value", "") for x in walk(url.widget) if isinstance(x, w.HTML))
     assert "https://example.org/x?a=&lt;b&gt;" in html and "target='_blank'" in html
     button(url, "Accept").click()
     assert url.answer == {"action": "accept"}

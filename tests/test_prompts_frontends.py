@@ -1,6 +1,6 @@
 """Frontends that send allow_stdin=False: a headless runner (nbclient, papermill) and one that
 shows widgets but has no input() (Voilà), told apart by whether a widget manager connected
-(see mcp_notebook/notebook/frontend.py). Real kernels, each ipykernel the suite covers; the
+(see mcp_notebook/notebook/modes.py). Real kernels, each ipykernel the suite covers; the
 frontend's side is played by tests/kernels.py as a widget manager would."""
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import select
+import socket
 import subprocess
 import sys
 import time
@@ -176,6 +177,37 @@ def test_plain_python_login_leaves_stdin_alone(demo_oauth: str, tmp_path: Path) 
         term.expect("TYPED hello")
     finally:
         term.close()
+
+
+def test_plain_python_login_without_a_listener_ends_on_enter(demo_oauth: str, tmp_path: Path) -> None:
+    """The login's redirect port is taken, so nothing listens for the browser: Enter with
+    nothing pasted ends the login as cancelled, in one line, at once (not "5 minutes")."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        script = tmp_path / "login.py"
+        script.write_text(
+            "from mcp_notebook import Client, MCPError\n"
+            "client = Client()\n"
+            "try:\n"
+            f"    client.add('o', url={demo_oauth!r}, oauth={{'redirect_port': {port}}})\n"
+            "except MCPError as e:\n"
+            "    print('FAILED', e)\n"
+            "print('TYPED', input('next> '))\n"
+            "client.close()\n"
+        )
+        term = Terminal([sys.executable, str(script)], tmp_path, ipython=False)
+        try:
+            term.expect("press Enter")
+            term.send("")
+            failed = term.expect(r"FAILED [^\r\n]*").group(0)
+            assert "the login to 'o' was cancelled" in failed, failed
+            term.expect("next> ")
+            term.send("hello")
+            term.expect("TYPED hello")
+        finally:
+            term.close()
 
 
 def test_terminal_ipython_asks_on_stdin(tmp_path: Path) -> None:

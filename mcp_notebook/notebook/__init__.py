@@ -8,8 +8,9 @@ from IPython import get_ipython
 
 from ..core.session import current_server
 from ..runtime.interaction import ConsoleInteraction
-from . import completion, frontend, transform
+from . import completion, modes, transform
 from .magics import MCPMagics
+from .questions import Elicitation, Sampling, UrlElicitation
 
 __all__ = ["MCPMagics", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -17,11 +18,10 @@ _COMPLETION_KEYS = ("%mcp", "%%mcp_call")
 
 
 def _awaiting_cells() -> bool:
-    """ipykernel 7 delivers widget clicks to awaiting cells (see bridge.py)."""
-    from .bridge import ipykernel_version
+    """ipykernel 7 delivers widget clicks to awaiting cells (see modes.py)."""
 
     shell = get_ipython()
-    version = ipykernel_version()
+    version = modes.ipykernel_version()
     return getattr(shell, "kernel", None) is not None and version is not None and version[0] >= 7
 
 
@@ -39,7 +39,7 @@ def load_ipython_extension(shell: Any) -> None:
     shell.user_ns_hidden.update({transform.LINE_RUNNER: None, transform.CELL_RUNNER: None})
     _install_handlers(magics)
     if getattr(shell, "kernel", None) is not None:
-        frontend.listen()  # a widget manager that connects from now on is heard
+        modes.listen()  # a widget manager that connects from now on is heard
 
 
 def _install_handlers(magics: MCPMagics) -> None:
@@ -50,11 +50,11 @@ def _install_handlers(magics: MCPMagics) -> None:
     interaction = magics.interaction
 
     async def elicit(params: dict[str, Any]) -> Any:
-        kind = "url" if params.get("mode") == "url" else "elicitation"
-        return await interaction.ask_from_server(kind, current_server.get(), params)
+        kind = UrlElicitation if params.get("mode") == "url" else Elicitation
+        return await interaction.ask_from_server(kind(current_server.get(), params))
 
     async def sample(params: dict[str, Any]) -> Any:
-        return await interaction.ask_from_server("sampling", current_server.get(), params)
+        return await interaction.ask_from_server(Sampling(current_server.get(), params))
 
     elicit.capability = {"form": {}, "url": {}}  # type: ignore[attr-defined]
     client.handlers.elicitation = elicit

@@ -24,6 +24,19 @@ from ..core.links import link_problem
 from ..core.text import escape, printable
 from ..runtime.interaction import ApprovalRequest
 
+__all__ = [
+    "ApprovalCard",
+    "Card",
+    "ElicitationCard",
+    "LoginCard",
+    "ProgressCard",
+    "SamplingCard",
+    "SubscriptionView",
+    "UrlCard",
+    "link_html",
+    "walk",
+]
+
 _BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
 _LOGIN_BUTTON = "padding:4px 12px;border-radius:3px;background:#1976d2;color:white;text-decoration:none"
 _PRE = "white-space:pre-wrap;margin:2px 0;padding:4px;background:rgba(127,127,127,0.08);border-radius:3px"
@@ -63,7 +76,7 @@ class Card:
             callback(answer)
 
     def _disable(self) -> None:
-        for child in _walk(self.widget):
+        for child in walk(self.widget):
             if hasattr(child, "disabled"):
                 child.disabled = True
 
@@ -85,10 +98,10 @@ def link_html(url: str, label: str, style: str = "") -> str:
     return f"<a href='{href}' target='_blank' rel='noopener noreferrer' style='{css}'>{escape(label)}</a>"
 
 
-def _walk(widget: Any) -> list[Any]:
+def walk(widget: Any) -> list[Any]:
     out = [widget]
     for child in getattr(widget, "children", ()):
-        out.extend(_walk(child))
+        out.extend(walk(child))
     return out
 
 

@@ -14,6 +14,8 @@ from ..errors import MCPError
 from ..runtime.client import Client
 from .commands import COMMANDS
 
+__all__ = ["candidates", "make_completer"]
+
 _SERVER_FIRST = {
     "status",
     "logs",

@@ -1,15 +1,14 @@
-"""The same questions as the cards, asked with input(): terminal IPython, and kernels
-where a waiting cell cannot receive widget clicks (input() works in JupyterLab, Notebook,
-VS Code and Colab). End of input ends a question: an approval is denied, a form cancelled,
-a sampling request declined, a login cancelled, each said in one line. Also the text
-progress line a terminal shows instead of a progress bar.
+"""Asking with input(), for terminal IPython and kernels where a waiting cell cannot
+receive widget clicks (input() works in JupyterLab, Notebook, VS Code and Colab): a line
+typed in answer, an elicitation's form field by field, the wait for a login's paste (each
+kind of question says what it asks: questions.py). Also the text progress line a terminal
+shows instead of a progress bar.
 
 What a server sent is printed through ``printable`` (core/text.py): a terminal must not
 obey its escape sequences."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import time
@@ -17,13 +16,10 @@ from typing import Any, TextIO
 
 from IPython import get_ipython
 
-from ..core.links import link_problem
 from ..core.text import printable
-from ..errors import RPCError
-from ..runtime.terminal import StdinEnded, Wake, ask_login, read_line
+from ..runtime.terminal import Wake, ask_login, read_line
 
-# What end of input means for each kind of question.
-_ENDED = {"approval": "denied", "sampling": "declined", "login": "login cancelled"}
+__all__ = ["ProgressLine", "form", "in_terminal", "login", "read_answer"]
 
 
 def in_terminal() -> bool:
@@ -31,60 +27,9 @@ def in_terminal() -> bool:
     return getattr(get_ipython(), "kernel", None) is None
 
 
-def _input(prompt: str) -> str:
+def read_answer(prompt: str) -> str:
+    """A line typed in answer (``StdinEnded`` at end of input)."""
     return read_line(prompt) or ""
-
-
-def ask(question: Any, interaction: Any) -> Any:
-    try:
-        return _ask(question, interaction)
-    except StdinEnded:  # nobody can answer: end the question, do not ask again
-        kind = question.kind
-        print(f"mcp-notebook: stdin ended: {_ENDED.get(kind, 'cancelled')}", file=sys.stderr)
-        if kind == "approval":
-            return "deny"
-        if kind == "sampling":
-            raise RPCError(-1, "the user declined the sampling request (stdin ended)") from None
-        if kind == "login":
-            return None
-        return {"action": "cancel"}
-
-
-def _ask(question: Any, interaction: Any) -> Any:
-    kind, server, params = question.kind, question.server, question.params
-    if kind == "approval":
-        print(printable(f"Approve {params.describe()} with arguments:"))
-        print(printable(json.dumps(params.arguments, indent=2, ensure_ascii=False, default=str)))
-        answer = _input("Approve / Always allow / Deny? [a/A/d] ").strip()
-        return {"a": "approve", "approve": "approve", "A": "always", "always": "always"}.get(answer, "deny")
-    if kind == "url":
-        url = params.get("url", "")
-        print(printable(f"{server} asks you to open a page: {params.get('message', '')}\n  {url}"))
-        problem = link_problem(url)
-        if problem is not None:  # nothing to open: only declining or cancelling make sense
-            print(f"  ⚠ do not open it: {problem}")
-            answer = _input("Decline / Cancel? [d/c] ").strip().lower()
-            return {"action": "decline" if answer[:1] == "d" else "cancel"}
-        answer = _input("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
-        return {"action": {"a": "accept", "d": "decline"}.get(answer[:1], "cancel")}
-    if kind == "sampling":
-        for message in params.get("messages") or []:
-            content = message.get("content") or {}
-            print(printable(f"[{message.get('role')}] {content.get('text', '')}"))
-        draft, model = interaction._draft(params)
-        prompt = f"{server} asks for a model reply (empty declines){f' [{draft}]' if draft else ''}: "
-        reply = _input(printable(prompt)) or draft
-        if not reply:
-            raise RPCError(-1, "the user declined the sampling request")
-        return {
-            "role": "assistant",
-            "content": {"type": "text", "text": reply},
-            "model": model,
-            "stopReason": "endTurn",
-        }
-    if kind == "login":
-        return login(question)
-    return _elicit(server, params)
 
 
 def login(question: Any) -> str | None:
@@ -99,9 +44,10 @@ def login(question: Any) -> str | None:
         return ask_login(question.params, wake)
 
 
-def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
+def form(server: str, params: dict[str, Any]) -> dict[str, Any]:
+    """An elicitation's form, field by field (questions.py asks it)."""
     print(printable(f"{server} asks: {params.get('message', '')}"))
-    answer = _input("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
+    answer = read_answer("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
     if answer[:1] != "a":
         return {"action": "decline" if answer[:1] == "d" else "cancel"}
     schema = params.get("requestedSchema") or {}
@@ -114,7 +60,7 @@ def _elicit(server: str, params: dict[str, Any]) -> dict[str, Any]:
         hint = f" ({'/'.join(map(str, choices))})" if choices else ""
         hint = printable(hint + (f" [{default}]" if default is not None else ""))
         while True:
-            raw = _input(printable(f"  {label}{' *' if name in required else ''}{hint}: ")).strip()
+            raw = read_answer(printable(f"  {label}{' *' if name in required else ''}{hint}: ")).strip()
             if not raw:
                 if default is not None:
                     content[name] = default

@@ -23,6 +23,21 @@ from ..core.text import escape, printable
 from ..core.types import CallResult, PromptResult, ReadResult, Status
 from ..runtime import Server
 
+__all__ = [
+    "DisplayOptions",
+    "ServerLogs",
+    "ServerStatus",
+    "call_result_html",
+    "call_result_text",
+    "mimebundle",
+    "options",
+    "prompt_result_html",
+    "prompt_result_text",
+    "read_result_html",
+    "read_result_text",
+    "summary_line",
+]
+
 _MUTED = "color:#777;font-size:0.85em"
 _PRE = "white-space:pre-wrap;margin:0.2em 0;padding:0.4em;background:rgba(127,127,127,0.08);border-radius:3px"
 _ERROR = "border-left:4px solid #d33;background:rgba(221,51,51,0.08);padding:0.4em 0.6em;margin:0.2em 0"

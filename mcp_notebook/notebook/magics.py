@@ -25,6 +25,9 @@ from ..runtime.client import Client, get_client
 from . import commands, display
 from .bridge import NotebookInteraction
 from .parsing import split
+from .steps import Logic, run_awaiting, run_blocking
+
+__all__ = ["MCPMagics"]
 
 # Errors the user fixes by typing something else: one line, no traceback.
 _USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool, UnknownPrompt)
@@ -190,7 +193,7 @@ class MCPMagics(Magics):
         entry = commands.COMMANDS.get(tokens[0])
         if entry is None:
             raise UsageError(f"%mcp: no subcommand {tokens[0]!r}; try %mcp help")
-        return self._run(entry.run, self._context(), tokens[1:])
+        return run_blocking(self._running(entry.run, self._context(), tokens[1:]))
 
     @no_var_expand
     @cell_magic
@@ -205,32 +208,26 @@ class MCPMagics(Magics):
             %%mcp_call demo.query_penguins -o gentoo
             {"species": "Gentoo", "limit": 5}
         """
-        return self._run(commands.call_cell, self._context(), line, cell)
-
-    @staticmethod
-    def _run(fn: Any, *args: Any) -> Any:
-        try:
-            value = fn(*args)
-            return value.run() if isinstance(value, commands.Deferred) else value
-        except _USER_ERRORS as e:
-            raise UsageError(str(e)) from None
-        except MCPError as e:
-            raise _one_line(e) from None
+        return run_blocking(self._running(commands.call_cell, self._context(), line, cell))
 
     async def run_line_async(self, line: str) -> Any:
         """What an awaited ``%mcp call|read|prompt`` line runs (see transform.py)."""
         tokens = split(line.rstrip().removesuffix(";"))
         entry = commands.COMMANDS[tokens[0]]
-        return await self._arun(entry.run, self._context(), tokens[1:])
+        return await run_awaiting(self._running(entry.run, self._context(), tokens[1:]))
 
     async def run_cell_async(self, line: str, cell: str) -> Any:
-        return await self._arun(commands.call_cell, self._context(), line, cell)
+        return await run_awaiting(self._running(commands.call_cell, self._context(), line, cell))
 
     @staticmethod
-    async def _arun(fn: Any, *args: Any) -> Any:
+    def _running(fn: Any, *args: Any) -> Logic[Any]:
+        """A subcommand's value; a call it defers is taken blocking or awaited (steps.py).
+        A user's mistake shows as a UsageError, a server's error as its one line."""
         try:
             value = fn(*args)
-            return await value.arun() if isinstance(value, commands.Deferred) else value
+            if isinstance(value, commands.Deferred):
+                value = yield value
+            return value
         except _USER_ERRORS as e:
             raise UsageError(str(e)) from None
         except MCPError as e:

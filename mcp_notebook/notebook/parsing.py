@@ -10,6 +10,17 @@ from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
 
+__all__ = [
+    "Parser",
+    "body_arguments",
+    "expand_text",
+    "key_value_option",
+    "key_values",
+    "resolve_value",
+    "split",
+    "target",
+]
+
 _NAME = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
 _EXPR = re.compile(r"^\{(.+)\}$", re.DOTALL)
 _INLINE_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")

@@ -11,6 +11,8 @@ from traitlets import Undefined
 from . import commands
 from .magics import MCPMagics
 
+__all__ = ["markdown"]
+
 
 def markdown() -> str:
     out = [

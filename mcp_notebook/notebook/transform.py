@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+__all__ = ["ASYNC_SUBCOMMANDS", "CELL_RUNNER", "LINE_RUNNER", "make_transformer"]
+
 ASYNC_SUBCOMMANDS = ("call", "read", "prompt", "add", "restart", "login")
 LINE_RUNNER = "__mcp_line__"
 CELL_RUNNER = "__mcp_cell__"

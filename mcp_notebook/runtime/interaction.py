@@ -17,12 +17,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from ..core.loopback import Callback
 from ..core.oauth import LoginRequest
 from ..core.session import Waker
 from ..core.text import printable
-from ..errors import AuthError, LoginRequired, ToolDenied
-from .terminal import StdinEnded, Wake, ask_login, read_line, stdin_is_terminal
+from ..errors import LoginRequired, ToolDenied
+from . import login
+from .terminal import StdinEnded, Wake, read_line, stdin_is_terminal
 
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]
@@ -154,38 +154,5 @@ class ConsoleInteraction(Interaction):
 
     async def alogin(self, request: LoginRequest) -> str:
         """On a terminal: print the authorization URL and wait for the browser to come back
-        to the loopback listener, or for the address it landed on to be pasted. The paste
-        is read on a worker thread, which the wake ends when the browser comes back."""
-        callback: Callback | None = Callback(request.redirect_uri)
-        try:
-            await callback.start()  # type: ignore[union-attr]
-        except OSError:
-            callback = None
-        request.callback = callback
-        wake = Wake()
-
-        def paste() -> str | None:
-            try:
-                return ask_login(request, wake)
-            finally:
-                wake.close()
-
-        pasted = asyncio.get_running_loop().run_in_executor(None, paste)
-        waiting = [pasted] + ([asyncio.ensure_future(callback.wait())] if callback is not None else [])
-        try:
-            done, pending = await asyncio.wait(waiting, timeout=300, return_when=asyncio.FIRST_COMPLETED)
-            if pasted in done and pending and pasted.exception() is None and not pasted.result():
-                done, _ = await asyncio.wait(pending, timeout=300)  # Enter alone: keep waiting for the browser
-            for future in done:
-                if future.exception() is None and future.result():
-                    return str(future.result())
-            if pasted in done and isinstance(pasted.exception(), StdinEnded):
-                print("mcp-notebook: stdin ended: login cancelled", file=sys.stderr)
-                raise AuthError(f"the login to {request.server!r} was cancelled (stdin ended)")
-            raise AuthError(f"no login to {request.server!r} arrived in 5 minutes; try again")
-        finally:
-            wake.set()  # the worker stops reading stdin: nothing is left to take the next line
-            for future in waiting[1:]:
-                future.cancel()
-            if callback is not None:
-                callback.close()
+        to the loopback listener, or for the address it landed on to be pasted."""
+        return await login.listen(request, login.TerminalPaste())

@@ -1,0 +1,113 @@
+"""The subcommands' registry (``@command``) and what they share: the context a subcommand
+runs in, a deferred call, finding servers by name."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ...core.types import Status
+from ...runtime import Client, Server
+from .. import display
+from ..parsing import Parser
+from ..steps import Logic, run_awaiting, run_blocking
+
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "Context",
+    "Deferred",
+    "command",
+    "connected_servers",
+    "counts",
+    "positional",
+    "report",
+    "server_named",
+]
+
+
+@dataclass
+class Context:
+    client: Client
+    namespace: dict[str, Any]
+    out: Callable[[str], None] = print
+
+
+@dataclass
+class Deferred:
+    """A call that may ask a person: run blocking, or awaited (an awaiting cell gets
+    widget clicks on ipykernel 7; see transform.py). A step (steps.py)."""
+
+    run: Callable[[], Any]
+    arun: Callable[[], Awaitable[Any]]
+
+    @classmethod
+    def of(cls, logic: Callable[[], Logic[Any]]) -> Deferred:
+        """Logic written once around other deferred calls (it yields them), run either way."""
+        return cls(lambda: run_blocking(logic()), lambda: run_awaiting(logic()))
+
+
+@dataclass
+class Command:
+    run: Callable[[Context, list[str]], Any]
+    usage: str
+    summary: str
+    details: str
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(usage: str, summary: str, details: str = "") -> Callable[[Callable[[Context, list[str]], Any]], Any]:
+    def register(fn: Callable[[Context, list[str]], Any]) -> Callable[[Context, list[str]], Any]:
+        COMMANDS[usage.split()[0]] = Command(fn, usage, summary, details.strip("\n"))
+        return fn
+
+    return register
+
+
+def server_named(ctx: Context, name: str) -> Server:
+    if name not in ctx.client:
+        known = ", ".join(sorted(s.name for s in ctx.client)) or "none yet"
+        raise UsageError(f"no server named {name!r} (known: {known}); add one with %mcp add {name} -- COMMAND")
+    return ctx.client[name]
+
+
+def connected_servers(ctx: Context, name: str | None) -> list[Server]:
+    if name:
+        server = server_named(ctx, name)
+        if server.status is not Status.CONNECTED:
+            why = f": {server.error}" if server.error else f" ({server.status.value})"
+            raise UsageError(f"server {name!r} is not connected{why}; %mcp restart {name}")
+        return [server]
+    servers = [s for s in ctx.client if s.status is Status.CONNECTED]
+    if not servers and not len(ctx.client):
+        raise UsageError("no servers yet: add one with %mcp add NAME -- COMMAND [ARGS…] or %mcp load")
+    return servers
+
+
+def positional(sub: str, tokens: list[str], *names: str) -> Any:
+    """Parse a subcommand that takes only these positional arguments."""
+    parser = Parser(sub)
+    for name in names:
+        parser.add_argument(name)
+    return parser.parse(tokens)
+
+
+def counts(server: Server) -> dict[str, int | None]:
+    """How many tools, resources and prompts a connected server offers (None: not offered)."""
+    if server.status is not Status.CONNECTED:
+        return {"tools": None, "resources": None, "prompts": None}
+    caps = server.capabilities
+    return {
+        "tools": len(server.list_tools()) if "tools" in caps else None,
+        "resources": len(server.list_resources()) if "resources" in caps else None,
+        "prompts": len(server.list_prompts()) if "prompts" in caps else None,
+    }
+
+
+def report(ctx: Context, server: Server) -> None:
+    ctx.out(display.summary_line(server, counts(server)))

@@ -1,0 +1,81 @@
+"""Subcommands that list what the servers offer: tools, resources, templates, prompts
+(DataFrames; tables.py imports pandas where a table is made, not at %load_ext)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from typing import Any
+
+from ...runtime import Server
+from ..parsing import Parser
+from .base import Context, command, connected_servers
+
+__all__ = ["prompts", "resources", "templates", "tools"]
+
+
+def _listing(sub: str, tokens: list[str], search: bool = False) -> Any:
+    parser = Parser(sub)
+    parser.add_argument("server", nargs="?")
+    parser.add_argument("--refresh", action="store_true")
+    if search:
+        parser.add_argument("--search")
+    return parser.parse(tokens)
+
+
+def _gather(ctx: Context, opts: Any, capability: str, fetch: Callable[[Server, bool], list[Any]]) -> list[Any]:
+    # A server that did not declare the capability is not asked (the spec's rule).
+    servers = connected_servers(ctx, opts.server)
+    return [i for s in servers if capability in s.capabilities for i in fetch(s, opts.refresh)]
+
+
+@command(
+    "tools [SERVER] [--search TEXT] [--refresh]",
+    "a table of tools (all connected servers, or one)",
+    """
+Columns: server, name, title, description, arguments (required ones end in *), read_only,
+destructive, idempotent, open_world (the server's hints, untrusted; <NA> when not given),
+qualified_name. --search keeps tools whose name, title or description contains TEXT
+(or matches it as a glob: 'get-*').
+  tools = %mcp tools
+  %mcp tools everything --search sum
+""",
+)
+def tools(ctx: Context, tokens: list[str]) -> Any:
+    opts = _listing("tools", tokens, search=True)
+    found = _gather(ctx, opts, "tools", lambda s, refresh: s.list_tools(refresh=refresh))
+    if opts.search:
+        needle = opts.search.lower()
+        found = [
+            t
+            for t in found
+            if needle in f"{t.name}\n{t.title or ''}\n{t.description or ''}".lower()
+            or fnmatch.fnmatch(t.name.lower(), needle)
+        ]
+    from ..tables import tools_frame
+
+    return tools_frame(found)
+
+
+@command("resources [SERVER] [--refresh]", "a table of resources", "  %mcp resources everything")
+def resources(ctx: Context, tokens: list[str]) -> Any:
+    opts = _listing("resources", tokens)
+    from ..tables import resources_frame
+
+    return resources_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resources(refresh=r)))
+
+
+@command("templates [SERVER] [--refresh]", "a table of resource templates", "  %mcp templates everything")
+def templates(ctx: Context, tokens: list[str]) -> Any:
+    opts = _listing("templates", tokens)
+    from ..tables import templates_frame
+
+    return templates_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resource_templates(refresh=r)))
+
+
+@command("prompts [SERVER] [--refresh]", "a table of prompts", "  %mcp prompts everything")
+def prompts(ctx: Context, tokens: list[str]) -> Any:
+    opts = _listing("prompts", tokens)
+    from ..tables import prompts_frame
+
+    return prompts_frame(_gather(ctx, opts, "prompts", lambda s, r: s.list_prompts(refresh=r)))

@@ -1,0 +1,345 @@
+"""Subcommands about the servers themselves: add, load, list, status, logs, loglevel,
+restart, login, logout, remove."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ...core.config import ServerConfig
+from ...core.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
+from ...core.types import Status
+from ...errors import ConfigError, ConfigWarning
+from ...runtime import Server
+from .. import display
+from ..parsing import Parser, expand_text, key_value_option
+from ..steps import Logic
+from .base import Context, Deferred, command, counts, positional, report, server_named
+
+__all__ = ["add", "list_", "load", "loglevel", "login", "logout", "logs", "remove", "restart", "status"]
+
+
+@command(
+    "add NAME -- COMMAND [ARGS…] | add NAME URL",
+    "add a server and connect to it",
+    """
+Options (before the -- for a stdio server):
+  --env K=V           an environment variable for the server (repeatable)
+  --cwd DIR           its working directory
+  --timeout S         seconds to wait for it to start (default: %config MCPMagics.startup_timeout)
+  --save [SCOPE]      also save it, to load in later kernels with %mcp load: project (default:
+                      ./.mcp.json, shared with the project), user (yours, every project) or
+                      local (yours, this project only). Secrets are saved as ${VAR} references.
+                      (A remote server: after the URL, or --save=SCOPE.)
+python or python3 as the COMMAND is this kernel's Python (sys.executable), as for %pip.
+Remote servers (after the URL):
+  --transport http|sse   the transport (default: try Streamable HTTP, then SSE)
+  --header K=V           an HTTP header (repeatable); never shown
+  --bearer-env VAR       send 'Authorization: Bearer $VAR'; the token is never shown
+OAuth (a server that answers 401 gets a login card in the cell):
+  --client-id ID         a client registered with its authorization server beforehand
+  --client-secret-env VAR   that client's secret, from an environment variable
+  --client-metadata-url URL an https Client ID Metadata Document to use as the client id
+  --scopes "A B"         ask for these scopes instead of what the server suggests
+  --redirect-port N      a fixed loopback port for the login's redirect (default: any)
+Adding a name that exists replaces that server. Examples:
+  %mcp add everything -- npx -y @modelcontextprotocol/server-everything
+  %mcp add demo --env LOG=debug -- python -m mcp_notebook.demo
+  %mcp add files -- npx -y @modelcontextprotocol/server-filesystem {data_dir}   ($name, {expr} too)
+  %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN
+  %mcp add remote $url
+  %mcp add demo --save -- python -m mcp_notebook.demo
+  %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN --save user
+""",
+)
+def add(ctx: Context, tokens: list[str]) -> Deferred:
+    if "--" in tokens:
+        at = tokens.index("--")
+        head, command_line = tokens[:at], tokens[at + 1 :]
+        if not command_line:
+            raise UsageError("%mcp add: nothing after --; give the server's command")
+        parser = Parser("add")
+        parser.add_argument("name")
+        parser.add_argument("--env", action="append", metavar="K=V")
+        parser.add_argument("--cwd")
+        parser.add_argument("--timeout", type=float)
+        _save_option(parser)
+        opts = parser.parse(head)
+        env = key_value_option(opts.env, "--env")
+        command_line = [expand_text(word, ctx.namespace) for word in command_line]
+        config = _config(
+            opts.name,
+            command=command_line[0],
+            args=command_line[1:],
+            env=env,
+            cwd=opts.cwd,
+            startup_timeout=opts.timeout,
+            source=opts.save or "kernel",
+        )
+        return _connect(ctx, config, opts.save)
+    parser = Parser("add")
+    parser.add_argument("name")
+    parser.add_argument("url")
+    parser.add_argument("--transport", choices=["http", "sse"])
+    parser.add_argument("--header", action="append", metavar="K=V")
+    parser.add_argument("--bearer-env", metavar="VAR")
+    parser.add_argument("--client-id")
+    parser.add_argument("--client-secret-env", metavar="VAR")
+    parser.add_argument("--client-metadata-url")
+    parser.add_argument("--scopes")
+    parser.add_argument("--redirect-port", type=int)
+    parser.add_argument("--timeout", type=float)
+    _save_option(parser)
+    opts = parser.parse(tokens)
+    opts.url = expand_text(opts.url, ctx.namespace)  # $url and {expr} work here too
+    if "://" not in opts.url:
+        raise UsageError(
+            f"%mcp add: {opts.url!r} is not a URL; for a local server put its command after --: "
+            f"%mcp add {opts.name} -- {opts.url}"
+        )
+    headers = key_value_option(opts.header, "--header")
+    # How values from environment variables are saved: as references to them.
+    refs: dict[str, str] = {}
+    if opts.bearer_env:
+        token = os.environ.get(opts.bearer_env)
+        if not token:
+            raise UsageError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
+        headers["Authorization"] = f"Bearer {token}"
+        refs["headers.Authorization"] = f"Bearer ${{{opts.bearer_env}}}"
+    oauth: dict[str, Any] = {}
+    if opts.client_secret_env:
+        secret = os.environ.get(opts.client_secret_env)
+        if not secret:
+            raise UsageError(f"--client-secret-env {opts.client_secret_env}: that environment variable is not set")
+        oauth["client_secret"] = secret
+        refs["oauth.client_secret"] = f"${{{opts.client_secret_env}}}"
+    for key in ("client_id", "client_metadata_url", "scopes", "redirect_port"):
+        if getattr(opts, key) is not None:
+            oauth[key] = getattr(opts, key)
+    config = _config(
+        opts.name,
+        transport=opts.transport or "auto",
+        url=opts.url,
+        headers=headers,
+        oauth=oauth,
+        startup_timeout=opts.timeout,
+        source=opts.save or "kernel",
+    )
+    return _connect(ctx, config, opts.save, refs)
+
+
+def _save_option(parser: Parser) -> None:
+    parser.add_argument("--save", nargs="?", const="project", choices=SCOPES, metavar="SCOPE")
+
+
+def _config(name: str, **fields: Any) -> ServerConfig:
+    try:
+        return ServerConfig(name=name, **fields)
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+
+
+def _connect(ctx: Context, config: ServerConfig, save: str | None, refs: dict[str, str] | None = None) -> Deferred:
+    """Connecting may ask a person (an OAuth login): deferred like a call. Saving comes
+    after the attempt, whatever its outcome: by then "auto" is known to be http or sse."""
+    server = ctx.client.add_config(config, connect=False)
+    after = (lambda: _save(ctx, server, save, refs)) if save else None
+    return _reporting(ctx, server, Deferred(server.connect, server.aconnect), after)
+
+
+def _save(ctx: Context, server: Server, scope: str, refs: dict[str, str] | None) -> None:
+    config = server.config
+    if config.transport == "auto" and server.transport_name in ("http", "sse"):
+        config = dataclasses.replace(config, transport=server.transport_name)
+    try:
+        saved = save_server(config, scope, refs=refs)
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    ctx.out(f"saved {saved.name} to {saved.path} ({scope} scope)")
+    if saved.variables:
+        names = ", ".join(saved.variables)
+        ctx.out(f"note: secrets were saved as ${{VAR}} references, not values: set {names} before %mcp load")
+
+
+def _reporting(ctx: Context, server: Server, call: Deferred, after: Callable[[], None] | None = None) -> Deferred:
+    """``call``, then the server's summary line (if it connected) and ``after``, whatever the outcome."""
+
+    def logic() -> Logic[None]:
+        try:
+            yield call
+        finally:
+            if server.status is Status.CONNECTED:
+                report(ctx, server)
+            if after is not None:
+                after()
+
+    return Deferred.of(logic)
+
+
+@contextmanager
+def _config_warnings(ctx: Context) -> Iterator[None]:
+    """A config file's ConfigWarnings as one line each in the cell; other warnings pass on."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConfigWarning)
+        try:
+            yield
+        finally:
+            others = []
+            for w in caught:
+                if issubclass(w.category, ConfigWarning):
+                    ctx.out(f"⚠ {w.message}")
+                else:
+                    others.append(w)
+    for w in others:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+@command(
+    "load [PATH]",
+    "add the saved servers, or every server of a .mcp.json or VS Code mcp.json",
+    """
+With no PATH: the servers saved in every scope (see %mcp add --save): user, then project
+(./.mcp.json), then local; a name in several scopes takes local over project over user.
+Servers connect concurrently; each gets one line, ✓ or ✗; one with "disabled": true is
+registered but not connected (%mcp restart NAME connects it). A key that is not supported is
+ignored with a ⚠ line naming it. %mcp list shows where each server came from.
+  %mcp load
+  %mcp load .vscode/mcp.json
+""",
+)
+def load(ctx: Context, tokens: list[str]) -> None:
+    parser = Parser("load")
+    parser.add_argument("path", nargs="?")
+    opts = parser.parse(tokens)
+    with _config_warnings(ctx):
+        configs = load_servers(opts.path)  # a ConfigError becomes a one-line UsageError
+    if not configs:
+        ctx.out(f"{opts.path}: no servers" if opts.path else f"no saved servers; looked in {looked_in()}")
+        return
+    for server in ctx.client.add_configs(configs.values()):
+        report(ctx, server)
+
+
+@command(
+    "list",
+    "a table of the servers: status, source, versions, counts, errors",
+    """
+source: kernel (added here, not saved), user, project, local (the scope it was saved in or
+loaded from), or the path of the config file it was loaded from.
+  servers = %mcp list
+""",
+)
+def list_(ctx: Context, tokens: list[str]) -> Any:
+    Parser("list").parse(tokens)
+    rows = []
+    for server, row in zip(ctx.client, ctx.client.status(), strict=True):
+        rows.append({**row, **counts(server)})
+    from ..tables import servers_frame
+
+    return servers_frame(rows)
+
+
+@command("status SERVER", "a server's capabilities, instructions, protocol and pid", "  %mcp status everything")
+def status(ctx: Context, tokens: list[str]) -> Any:
+    return display.ServerStatus(server_named(ctx, positional("status", tokens, "server").server))
+
+
+@command(
+    "logs SERVER [--lines N]",
+    "a server's stderr and its log messages",
+    "Log messages arrive at the level set with %mcp loglevel (the server's default otherwise).\n  %mcp logs everything",
+)
+def logs(ctx: Context, tokens: list[str]) -> Any:
+    parser = Parser("logs")
+    parser.add_argument("server")
+    parser.add_argument("--lines", type=int, default=200)
+    opts = parser.parse(tokens)
+    return display.ServerLogs(server_named(ctx, opts.server), opts.lines)
+
+
+@command("loglevel SERVER LEVEL", "ask a server to send log messages from LEVEL up", "  %mcp loglevel everything debug")
+def loglevel(ctx: Context, tokens: list[str]) -> None:
+    opts = positional("loglevel", tokens, "server", "level")
+    server_named(ctx, opts.server).set_log_level(opts.level)
+    ctx.out(f"{opts.server}: log level {opts.level}")
+
+
+@command("restart SERVER", "reconnect (a stdio server is started again)", "  %mcp restart everything")
+def restart(ctx: Context, tokens: list[str]) -> Deferred:
+    server = server_named(ctx, positional("restart", tokens, "server").server)
+    return _reporting(ctx, server, Deferred(server.restart, server.arestart))
+
+
+@command(
+    'login SERVER [--scopes "A B"]',
+    "log in to a remote server (OAuth) now, before it asks",
+    """
+The login card shows in this cell: 'Log in' opens the authorization page in a new tab; the
+browser comes back to a listener on this machine. On a remote kernel (Binder, JupyterHub,
+Colab) paste the address the tab landed on into the card. Tokens are kept (the OS keyring,
+else a private file) and refreshed on their own.
+  %mcp login github
+  %mcp login github --scopes "repo read:org"
+""",
+)
+def login(ctx: Context, tokens: list[str]) -> Deferred:
+    parser = Parser("login")
+    parser.add_argument("server")
+    parser.add_argument("--scopes")
+    opts = parser.parse(tokens)
+    server = server_named(ctx, opts.server)
+    call = Deferred(lambda: server.login(opts.scopes), lambda: server.alogin(opts.scopes))
+    return _reporting(ctx, server, call)
+
+
+@command("logout SERVER", "forget a remote server's tokens and client registration", "  %mcp logout github")
+def logout(ctx: Context, tokens: list[str]) -> None:
+    name = positional("logout", tokens, "server").server
+    server_named(ctx, name).logout()
+    ctx.out(f"{name}: logged out (tokens and client registration removed)")
+
+
+@command(
+    "remove SERVER [--save [SCOPE]]",
+    "disconnect and forget a server; --save also deletes it from where it was saved",
+    """
+--save alone deletes it from the file it came from (its source in %mcp list); --save SCOPE
+(user, project or local) from that scope's file, also for a server not in this kernel.
+  %mcp remove everything
+  %mcp remove demo --save
+  %mcp remove demo --save user
+""",
+)
+def remove(ctx: Context, tokens: list[str]) -> None:
+    parser = Parser("remove")
+    parser.add_argument("server")
+    parser.add_argument("--save", nargs="?", const="", metavar="SCOPE")
+    opts = parser.parse(tokens)
+    name = opts.server
+    server = ctx.client.servers.get(name)
+    if opts.save is None:
+        server_named(ctx, name)
+        ctx.client.remove(name)
+        ctx.out(f"removed {name}")
+        return
+    if opts.save:
+        check_scope(opts.save)  # a ConfigError becomes a one-line UsageError
+    elif server is None:
+        server_named(ctx, name)  # says it is unknown
+    where = opts.save or (server.config.source if server else "kernel")
+    if where == "kernel":
+        raise UsageError(
+            f"{name} was added in this kernel, not saved; to delete a saved one name its scope: "
+            f"%mcp remove {name} --save project|user|local"
+        )
+    path = remove_saved(name, where)  # first: if the file cannot be changed, nothing is lost
+    if server is not None:
+        ctx.client.remove(name)
+    scope = f" ({where} scope)" if where in SCOPES else ""
+    ctx.out(f"removed {name}" + (" from this kernel and" if server is not None else "") + f" from {path}{scope}")

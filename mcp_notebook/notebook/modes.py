@@ -1,0 +1,141 @@
+"""How a waiting cell can ask a person here: what the kernel and the frontend on its other
+side allow, and the ``Mode`` chosen from that.
+
+A widget click reaches the kernel as a comm message on the shell channel, which is busy
+running the cell; whether it gets through depends on the kernel (measured):
+
+- ipykernel 6: only if the cell itself processes UI events while it blocks (jupyter-ui-poll);
+- ipykernel 7.0-7.3: a blocked or awaiting cell gets clicks the frontend sends on a
+  subshell (JupyterLab >= 4.4, Notebook >= 7.4 do);
+- ipykernel >= 7.4: an awaiting cell gets them; a blocked one never does.
+
+So the mode is chosen per kernel and per context (a blocking call, or an ``await``): widgets
+where clicks can arrive, ``input()`` on stdin where they cannot (it works in JupyterLab,
+Notebook, VS Code, Colab and terminal IPython), and the headless policy where nobody can
+answer, saying so in one line. The magics that can prompt are made awaitable on ipykernel 7
+(see transform.py), so they use widgets there.
+
+A frontend says whether it answers ``input()`` in each execute request (``allow_stdin``).
+Whether it shows widgets it does not say; what it does is the signal. A widget manager
+(JupyterLab's and Notebook 7's @jupyter-widgets/jupyterlab-manager, Voilà's) opens a comm
+with target ``jupyter.widget.control`` when it connects to the kernel, to fetch the widgets'
+states; ipywidgets' handler keeps that comm in ``Widget._control_comm``. A headless runner
+never opens it. Measured here (ipywidgets 8.1.9, ipykernel 7.4, headless Chromium, a
+kernel that logged every shell message):
+
+- JupyterLab 4.6.6 opens it 0.2 s after the kernel starts, before the first cell. A fresh
+  kernel has not imported ipywidgets then, has no handler for the target and closes the
+  comm, forgotten (the manager then falls back to a comm_info_request). After a page
+  reload it opens it again, and the kernel keeps it.
+- Voilà 0.5.13 runs the notebook first (allow_stdin=False, no page connected: nobody could
+  click) and opens it when the page's widget manager connects afterwards; a button's
+  callback then runs on the comm_msg of its click. With --progressive_rendering=True the
+  page connects while the cells run, and its open raced the first cell's execute request
+  (after it in one run, 17 ms before it in another: then it was lost).
+- nbclient 0.11 (so papermill, nbconvert --execute) sends allow_stdin=False and no comm
+  message at all.
+
+So ``listen()`` registers a handler for the target when the extension loads (ipywidgets
+itself only does at its first import), and from then on a widget manager that connects is
+heard. One that connected before is not (JupyterLab sends allow_stdin=True, so that does
+not matter there); ``%config MCPMagics.prompt_mode = 'widgets'`` tells any other. A frontend
+with no ``input()`` whose widget manager connected (Voilà) gets cards wherever clicks reach
+the cell, and the headless policy, with a line saying what would show a card, where they
+cannot (a blocking call on ipykernel >= 7.4).
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from typing import Any
+
+from IPython import get_ipython
+
+from ..runtime.terminal import stdin_is_terminal
+
+__all__ = [
+    "BLOCKED_NOTE",
+    "CONTROL_TARGET",
+    "Mode",
+    "choose_mode",
+    "ipykernel_version",
+    "listen",
+    "widget_manager_connected",
+]
+
+CONTROL_TARGET = "jupyter.widget.control"
+BLOCKED_NOTE = (
+    "mcp-notebook: this frontend shows widgets but has no input(), and on ipykernel >= 7.4 a blocking call gets no "
+    "clicks, so the policy answers; in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card"
+)
+
+
+class Mode(str, enum.Enum):
+    WIDGET_AWAIT = "widgets (awaiting cell)"
+    WIDGET_BLOCK = "widgets (blocked cell, clicks on a subshell)"
+    WIDGET_POLL = "widgets (polling UI events)"
+    STDIN = "stdin"
+    HEADLESS = "headless"
+    HEADLESS_BLOCKED = "headless (widgets show, but a blocked cell gets no clicks and there is no stdin)"
+
+    @property
+    def headless(self) -> bool:
+        return self in (Mode.HEADLESS, Mode.HEADLESS_BLOCKED)
+
+
+def choose_mode(setting: str, in_async: bool) -> Mode:
+    """The mechanism for this kernel and context; ``setting`` may force one."""
+    forced = {"widgets": None, "stdin": Mode.STDIN, "headless": Mode.HEADLESS}.get(setting)
+    if forced is not None:
+        return forced
+    shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:  # terminal IPython, or plain Python: a person types only on a terminal
+        return Mode.STDIN if stdin_is_terminal() else Mode.HEADLESS  # `ipython x.ipy < /dev/null`: headless
+    version = ipykernel_version() or (6, 0)
+    if not getattr(kernel, "_allow_stdin", False) and setting != "widgets":
+        if not widget_manager_connected():
+            return Mode.HEADLESS  # a headless runner: no frontend to click, no stdin to type
+        if not in_async and version >= (7, 4):
+            return Mode.HEADLESS_BLOCKED  # widgets show (Voilà), but no click reaches a blocked cell
+    if version[0] < 7:
+        return Mode.WIDGET_POLL
+    if in_async:
+        return Mode.WIDGET_AWAIT
+    if version < (7, 4):
+        return Mode.WIDGET_BLOCK
+    return Mode.STDIN if setting != "widgets" else Mode.WIDGET_BLOCK
+
+
+def ipykernel_version() -> tuple[int, int] | None:
+    try:
+        import ipykernel
+    except ImportError:
+        return None
+    parts = ipykernel.__version__.split(".")
+    return int(parts[0]), int(parts[1])
+
+
+def listen() -> None:
+    """Hear widget managers that connect from now on (in a kernel; elsewhere nothing)."""
+    import comm
+
+    manager = comm.get_comm_manager()
+    if manager is not None and CONTROL_TARGET not in manager.targets:
+        manager.register_target(CONTROL_TARGET, _control_opened)
+
+
+def _control_opened(channel: Any, msg: dict[str, Any]) -> None:
+    # ipywidgets answers the manager's request for the widgets' states and records the
+    # comm; importing it also registers its own handlers for later opens.
+    from ipywidgets import Widget
+
+    Widget.handle_control_comm_opened(channel, msg)
+
+
+def widget_manager_connected() -> bool:
+    """Whether a frontend's widget manager has connected to this kernel (and so can show
+    cards and send clicks), as far as the kernel heard."""
+    module = sys.modules.get("ipywidgets.widgets.widget")
+    return module is not None and module.Widget._control_comm is not None
