@@ -72,7 +72,8 @@ class Recorder(Interaction):
     def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
         self.seen.append(("progress", server, tool, progress, total, message))
 
-    def show_urls(self, server: str, elicitations: list[dict[str, Any]]) -> None:
+    def show_urls(self, server: str, elicitations: list[dict[str, Any]], *, awaiting: bool = False) -> None:
+        # (awaiting differs by design: a kernel may deliver clicks to an awaiting cell only)
         self.seen.append(("show_urls", server, elicitations))
 
 

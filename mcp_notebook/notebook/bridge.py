@@ -238,10 +238,10 @@ class NotebookInteraction(Interaction):
         elif method == "notifications/elicitation/complete":
             waiter.post("url-complete", params.get("elicitationId"))
 
-    def show_urls(self, server: str, elicitations: list[dict[str, Any]]) -> None:
+    def show_urls(self, server: str, elicitations: list[dict[str, Any]], *, awaiting: bool = False) -> None:
         """Pages a server needs visited before a call can work (error -32042): shown, not
         waited for (the call already failed; the person runs it again afterwards)."""
-        mode = choose_mode(self.mode_setting, in_async=False)
+        mode = choose_mode(self.mode_setting, in_async=awaiting)
         if mode is Mode.STDIN or mode.headless:
             for e in elicitations:
                 problem = link_problem(e.get("url"))

@@ -283,13 +283,13 @@ class Server:
         try:
             raw = await steps.send(self.connection, "tools/call", params, timeout, self._progress(name, on_progress))
         except RPCError as e:
-            raise self._url_required(e) from None
+            raise self._url_required(e, steps.awaiting) from None
         output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
         return CallResult.from_raw(self.name, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
 
-    def _url_required(self, error: RPCError) -> RPCError:
+    def _url_required(self, error: RPCError, awaiting: bool) -> RPCError:
         """-32042: the server needs the person to visit a page first. Show it (where a
         person can see it) and say to run the call again afterwards."""
         if error.code != URL_ELICITATION_REQUIRED:
@@ -297,7 +297,7 @@ class Server:
         listed = error.data.get("elicitations") if isinstance(error.data, dict) else None
         elicitations = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
         if elicitations:
-            self.runtime.interaction.show_urls(self.name, elicitations)
+            self.runtime.interaction.show_urls(self.name, elicitations, awaiting=awaiting)
         urls = ", ".join(
             f"{e.get('url')}{'' if linkable(e.get('url')) else ' (not a web address to open)'}" for e in elicitations
         )

@@ -82,8 +82,9 @@ class Interaction:
     def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
         """A call's progress (called on the background loop; show it, quickly)."""
 
-    def show_urls(self, server: str, elicitations: list[dict[str, Any]]) -> None:
-        """Pages a server needs visited before a call can work (error -32042)."""
+    def show_urls(self, server: str, elicitations: list[dict[str, Any]], *, awaiting: bool = False) -> None:
+        """Pages a server needs visited before a call can work (error -32042); ``awaiting``:
+        the call was awaited (a kernel may deliver clicks to an awaiting cell only)."""
 
     def can_login(self) -> bool:
         """Whether ``alogin`` can reach a person now."""

@@ -66,6 +66,8 @@ class Waits(Protocol):
 class Steps(Protocol):
     """The steps an operation awaits; see the module's docstring."""
 
+    awaiting: bool  # the caller awaits (what it may show depends on it: a kernel's clicks)
+
     def run(self, work: Coroutine[Any, Any, T], server: str | None) -> Awaitable[T]: ...
 
     def approve(self, request: ApprovalRequest) -> Awaitable[ApprovalAnswer]: ...
@@ -83,6 +85,8 @@ class Steps(Protocol):
 class AwaitingSteps:
     """Steps for an awaited call: the network work runs on the background loop, awaited
     from whatever loop the caller is on (answering the server's questions meanwhile)."""
+
+    awaiting = True
 
     def __init__(self, runtime: Waits) -> None:
         self._runtime = runtime
@@ -112,6 +116,8 @@ class AwaitingSteps:
 class BlockingSteps:
     """Steps for a blocking call: each blocks the calling thread inside, and its coroutine
     is done before it is awaited (see ``drive``)."""
+
+    awaiting = False
 
     def __init__(self, runtime: Waits) -> None:
         self._runtime = runtime
