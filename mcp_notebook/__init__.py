@@ -49,6 +49,8 @@ _LAZY = {
     "accept_defaults": "core.elicitation",
     "ApprovalPolicy": "core.approval",
     "ApprovalRequest": "runtime.interaction",
+    "Interaction": "runtime.interaction",
+    "ConsoleInteraction": "runtime.interaction",
     "ServerConfig": "core.config",
     "load_config": "core.config",
     "qualified_name": "core.naming",
@@ -68,7 +70,9 @@ __all__ = [
     "ApprovalRequest",
     "CallResult",
     "Client",
+    "ConsoleInteraction",
     "Handlers",
+    "Interaction",
     "Prompt",
     "PromptResult",
     "ReadResult",
@@ -113,7 +117,7 @@ if TYPE_CHECKING:
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
     from .runtime import Server, Settings
     from .runtime.client import Client, get_client
-    from .runtime.interaction import ApprovalRequest
+    from .runtime.interaction import ApprovalRequest, ConsoleInteraction, Interaction
 
 
 def _notebook_views() -> Any:
