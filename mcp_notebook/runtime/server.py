@@ -19,14 +19,16 @@ from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import LOG_LEVELS, URL_ELICITATION_REQUIRED
 from ..core.session import ClientSession, ProgressCallback
 from ..core.text import printable
-from ..core.transports.http import (
+from ..core.transports import (
+    DEFAULT_MAX_MESSAGE_SIZE,
     AuthChallenge,
     HttpStatusError,
     SseTransport,
+    StdioParameters,
+    StdioTransport,
     StreamableHttpTransport,
     ca_context,
 )
-from ..core.transports.stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
 from ..core.values import to_json
