@@ -135,6 +135,19 @@ def test_a_hung_post_is_freed_when_its_call_times_out(client: Client, hostile: s
     assert server.call_tool("echo").text == "echo"
 
 
+def test_a_call_with_no_timeout_ends_at_the_read_timeout_in_one_line(hostile: str) -> None:
+    """``timeout=None`` leaves only the socket's read timeout (a setting) to end the wait: the
+    call fails with that timeout (it used to raise a TypeError while telling the server)."""
+    client = Client(settings=Settings(read_timeout=0.3))
+    try:
+        server = connect(client, f"{hostile}/endless/mcp")
+        with pytest.raises(RequestTimeout, match=r"tools/call to .* got no answer in 0\.3 s"):
+            in_thread(lambda: server.call_tool("hang", timeout=None))
+        assert server.call_tool("echo").text == "echo"
+    finally:
+        client.close()
+
+
 def test_a_cancelled_awaited_call_closes_its_reply_stream(client: Client, hostile: str) -> None:
     server = connect(client, f"{hostile}/endless/mcp")
 

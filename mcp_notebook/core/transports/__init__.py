@@ -1,12 +1,21 @@
-"""Transports: how JSON-RPC messages reach a server."""
+"""Transports: how JSON-RPC messages reach a server.
 
-from .base import MessageSink, Transport
-from .http import AuthChallenge, HttpStatusError, SseTransport, StreamableHttpTransport, ca_context
-from .stdio import DEFAULT_MAX_MESSAGE_SIZE, StdioParameters, StdioTransport
+base.py declares what a transport is; stdio.py (with pipes.py) runs a local server,
+http.py speaks Streamable HTTP and legacy.py the 2024-11-05 HTTP+SSE transport, sharing
+httpbase.py; eventstream.py parses event streams; inbox.py hands what they read to the
+session, from the loop or a blocking caller's thread.
+"""
+
+from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, MessageSink, Transport
+from .http import StreamableHttpTransport
+from .httpbase import AuthChallenge, HttpStatusError, ca_context
+from .legacy import SseTransport
+from .stdio import StdioParameters, StdioTransport
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
     "AuthChallenge",
+    "BlockingTransport",
     "HttpStatusError",
     "MessageSink",
     "SseTransport",

@@ -1,10 +1,16 @@
-"""What a transport is: it moves JSON-RPC messages and reports what it sees to a sink."""
+"""What a transport is, as the session and the runtime see it: it moves JSON-RPC messages and
+reports what it sees to a sink. ``BlockingTransport`` adds the fast path: a caller's own
+thread sends and reads its reply, with no hop to the event loop."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 from ...errors import MCPError
+
+DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024  # bytes: a stdio line, an HTTP body, an event
 
 
 class MessageSink(Protocol):
@@ -19,14 +25,25 @@ class MessageSink(Protocol):
     def fail_request(self, request_id: int | str, error: MCPError) -> None: ...
 
 
+@runtime_checkable
 class Transport(Protocol):
+    """Every member the session and the runtime use. ``start``, ``send`` and ``close`` run on
+    the event loop; the rest may be called from any thread."""
+
     max_message_size: int
+    remote: bool  # its sessions can end (HTTP 404, a dropped legacy stream) and are renewed
+    pid: int | None  # the server's process, when it is ours
+    diagnostics: deque[str]  # what it skipped or noticed, for ``%mcp logs``
 
     async def start(self, sink: MessageSink) -> None: ...
 
     async def send(self, message: dict[str, Any]) -> None: ...
 
     async def close(self) -> None: ...
+
+    def on_initialized(self, protocol_version: str) -> None:
+        """The handshake is done (HTTP: the version goes on every later request)."""
+        ...
 
     def abandon(self, request_id: int | str) -> None:
         """Its caller gave up on this request (a timeout, a cancel): stop reading its reply
@@ -41,3 +58,32 @@ class Transport(Protocol):
     def failure_detail(self) -> str:
         """Extra context for an error message (e.g. the last stderr lines), or ''."""
         ...
+
+    def stderr_text(self) -> str:
+        """What the server wrote on stderr (kept lines), or ''."""
+        ...
+
+
+@runtime_checkable
+class BlockingTransport(Transport, Protocol):
+    """A transport a waiting thread can use itself (``ClientSession.request_blocking``)."""
+
+    # The send never blocks (a pipe write; the rest queued): the loop uses send_nowait too.
+    nonblocking_send: bool
+    # pump may read past the deadline (HTTP: a stream of keep-alive comments): the session's
+    # loop then abandons the request when the deadline passes, which ends the read.
+    pump_needs_watch: bool
+
+    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> None:
+        """Send from this thread (any thread). ``timeout``: silence that ends the wait for
+        an answer, for a transport that reads it during the send."""
+        ...
+
+    def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
+        """Read replies on this thread until ``done()``, ``timeout`` seconds, or ``wake_fd``
+        becomes readable. False when there is nothing this thread can read (another reader
+        has it, or it ended): the reply then comes by the loop."""
+        ...
+
+
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "BlockingTransport", "MessageSink", "Transport"]

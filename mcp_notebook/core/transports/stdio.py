@@ -9,7 +9,6 @@ import shlex
 import signal
 import socket
 import sys
-import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,10 +17,10 @@ from typing import Any
 from ...errors import MCPError, ProtocolError, ServerExited, StartupError
 from .. import jsonline, launcher, reaper
 from ..redact import redact_args
-from .base import MessageSink
+from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, MessageSink
+from .inbox import Inbox
 from .pipes import PipeReader, PipeWriter
 
-DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024
 STDERR_LINES = 500
 STDERR_LINE_CHARS = 2000
 DIAGNOSTIC_LINES = 100
@@ -80,9 +79,16 @@ class _PipeProtocol(asyncio.SubprocessProtocol):
             self._owner._finish()
 
 
-class StdioTransport:
+class StdioTransport(BlockingTransport):
     """Runs the server in its own process group (on Linux under the launcher, which takes
-    the server's whole process tree down with it) and reads its pipes."""
+    the server's whole process tree down with it) and reads its pipes.
+
+    Any thread may write the server's stdin, and a blocking caller may read its reply from
+    stdout itself (see pipes.py): that is the fast path, with no hop to the loop."""
+
+    remote = False
+    nonblocking_send = True  # a pipe write never blocks: what does not fit is queued
+    pump_needs_watch = False  # pump waits with a deadline of its own
 
     def __init__(
         self,
@@ -102,13 +108,8 @@ class StdioTransport:
         self._launched = False  # under the launcher, which then holds our end of _lifeline
         self._lifeline: socket.socket | None = None
         self._sink: MessageSink | None = None
+        self._inbox = Inbox()
         self._proc: asyncio.SubprocessTransport | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
-        # Messages a reading thread handed to the loop, and those the loop has handled;
-        # each counter is written by one side only.
-        self._forwarded = 0
-        self._processed = 0
         self._writer: PipeWriter | None = None
         self._reader: PipeReader | None = None
         self._stderr_partial = ""
@@ -121,8 +122,8 @@ class StdioTransport:
 
     async def start(self, sink: MessageSink) -> None:
         self._sink = sink
-        loop = self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
+        self._inbox.bind(sink)
+        loop = asyncio.get_running_loop()
         # Our own pipes rather than asyncio's: a blocking caller on another thread may
         # write and read them itself (see pipes.py).
         child_stdin, our_stdin = os.pipe()
@@ -235,6 +236,9 @@ class StdioTransport:
     def abandon(self, request_id: int | str) -> None:
         pass  # replies share the one pipe: nothing is held for one request
 
+    def on_initialized(self, protocol_version: str) -> None:
+        pass  # nothing on a pipe depends on the version
+
     async def close(self) -> None:
         """Close stdin, wait; then SIGTERM the group, wait; then SIGKILL the group."""
         self._closing = True
@@ -279,20 +283,8 @@ class StdioTransport:
     # -- reading -----------------------------------------------------------------------
 
     def _deliver(self, message: dict[str, Any]) -> None:
-        sink = self._sink
-        assert sink is not None and self._loop is not None
-        if threading.get_ident() == self._loop_thread:
-            sink.on_message(message)
-        elif "method" in message or self._forwarded != self._processed:
-            # Requests and notifications are handled on the loop, and a response must
-            # not overtake one still queued there (progress before the result): it
-            # follows the same way, and the thread waits for the loop to settle it.
-            self._forwarded += 1
-            self._loop.call_soon_threadsafe(self._deliver_on_loop, message)
-            if "method" not in message and self._reader is not None:
-                self._reader.hand_off()
-        else:
-            sink.on_message(message)  # a response on a blocking caller's thread: settled here
+        if not self._inbox.deliver(message) and "method" not in message and self._reader is not None:
+            self._reader.hand_off()  # a response went to the loop: the pumping thread waits for it there
 
     def _bad_reply(self, request_id: int | str, why: str) -> None:
         assert self._sink is not None
@@ -301,15 +293,9 @@ class StdioTransport:
         )
         self._sink.fail_request(request_id, error)
 
-    def _deliver_on_loop(self, message: dict[str, Any]) -> None:
-        self._processed += 1
-        assert self._sink is not None
-        self._sink.on_message(message)
-
     def _stdout_eof(self) -> None:
-        if threading.get_ident() != self._loop_thread:
-            assert self._loop is not None
-            self._loop.call_soon_threadsafe(self._stdout_eof)
+        if not self._inbox.on_loop():
+            self._inbox.call(self._stdout_eof)
             return
         # The process is exiting (or closed stdout): give its exit code a moment.
         self._finish_soon()
@@ -419,3 +405,6 @@ def stderr_excerpt(lines: Sequence[str], last: int = 2, width: int = 300) -> lis
     if first is None:
         return useful[-(last + 1) :]
     return [useful[first], *useful[max(first + 1, len(useful) - last) :]]
+
+
+__all__ = ["StdioParameters", "StdioTransport", "stderr_excerpt"]

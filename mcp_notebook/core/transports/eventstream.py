@@ -1,4 +1,5 @@
-"""A server-sent events reader (the WHATWG event-stream format) with a size limit.
+"""The event-stream parser (the WHATWG ``text/event-stream`` format that server-sent events
+use), with a size limit. The transports that read such streams are http.py and legacy.py.
 
 It reads bytes, not text lines, so that one event cannot grow past the limit in memory
 before it is refused, and it costs little per event. ``events`` reads an async byte
@@ -103,3 +104,6 @@ def _line_end(buffer: bytearray, start: int) -> tuple[int, int] | None:
             return None  # a CR at the end may be the first half of CRLF: wait for more
         return (cr, cr + 2) if buffer[cr + 1 : cr + 2] == b"\n" else (cr, cr + 1)
     return None if lf < 0 else (lf, lf + 1)
+
+
+__all__ = ["Event", "EventParser", "EventTooLarge", "events", "iter_events"]

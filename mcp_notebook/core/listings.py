@@ -1,0 +1,119 @@
+"""A session's listings (tools, resources, resource templates, prompts): fetched whole,
+following ``nextCursor``; cached until the server says the list changed, then fetched again
+for whoever looked; one fetch shared by the callers that miss the cache together."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..errors import MCPError, ProtocolError, RPCError
+from .messages import clean_entry, excerpt
+from .protocol import METHOD_NOT_FOUND
+
+JSON = dict[str, Any]
+
+# key: (the request that lists it, the notification that says it changed)
+LISTINGS = {
+    "tools": ("tools/list", "notifications/tools/list_changed"),
+    "resources": ("resources/list", "notifications/resources/list_changed"),
+    "resourceTemplates": ("resources/templates/list", "notifications/resources/list_changed"),
+    "prompts": ("prompts/list", "notifications/prompts/list_changed"),
+}
+
+
+class Listings:
+    """``request(method, params)`` sends a request; what is skipped goes to ``diagnostics``;
+    ``spawn`` runs a refresh in the background (on the session's loop)."""
+
+    def __init__(
+        self,
+        name: str,
+        request: Callable[[str, JSON | None], Awaitable[JSON]],
+        diagnostics: deque[str],
+        spawn: Callable[[Awaitable[Any]], None],
+    ) -> None:
+        self.name = name
+        self._request = request
+        self._diagnostics = diagnostics
+        self._spawn = spawn
+        self._cache: dict[str, list[JSON]] = {}
+        self._fetching: dict[str, asyncio.Future[list[JSON]]] = {}  # listings in flight, shared
+        self._generation: dict[str, int] = dict.fromkeys(LISTINGS, 0)
+
+    def cached(self, key: str) -> list[JSON] | None:
+        """The cached listing, or None when it was never fetched or has changed since."""
+        return self._cache.get(key)
+
+    def changed(self, notification: str) -> None:
+        """A ``…/list_changed`` notification: the listings it names are stale."""
+        for key, (method, changed) in LISTINGS.items():
+            if changed == notification:
+                self._generation[key] += 1
+                if self._cache.pop(key, None) is not None:
+                    # Someone looked at this listing: keep it fresh for them.
+                    self._spawn(self._refresh(key, method))
+
+    async def _refresh(self, key: str, method: str) -> None:
+        try:
+            await self.list_all(key, refresh=True)
+        except MCPError as e:
+            self._diagnostics.append(f"refreshing {method} failed: {e}")
+
+    async def list_all(self, key: str, *, refresh: bool = False) -> list[JSON]:
+        """Every item of a listing (``tools``, ``resources``, ``resourceTemplates``,
+        ``prompts``), following ``nextCursor`` to the end; cached until list_changed."""
+        if not refresh and key in self._cache:
+            return self._cache[key]
+        # Callers that miss the cache together (calls gathered right after connecting)
+        # share one fetch rather than each listing everything.
+        fetch = None if refresh else self._fetching.get(key)
+        if fetch is None:
+            fetch = self._fetching[key] = asyncio.ensure_future(self._fetch_all(key))
+            fetch.add_done_callback(lambda done: self._fetched(key, done))
+        return await asyncio.shield(fetch)  # one caller's cancel does not stop the others'
+
+    def _fetched(self, key: str, fetch: asyncio.Future[list[JSON]]) -> None:
+        if self._fetching.get(key) is fetch:
+            del self._fetching[key]
+        if not fetch.cancelled():
+            fetch.exception()  # retrieved here: every caller gets it through the shield
+
+    async def _fetch_all(self, key: str) -> list[JSON]:
+        method = LISTINGS[key][0]
+        generation = self._generation[key]
+        items: list[JSON] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            try:
+                result = await self._request(method, {"cursor": cursor} if cursor else None)
+            except RPCError as e:
+                if e.code == METHOD_NOT_FOUND:
+                    break  # the server has no such feature: an empty listing
+                raise
+            page = result.get(key) or []
+            if not isinstance(page, list):
+                raise ProtocolError(f"server {self.name!r} sent a {method} result whose {key!r} is not a list")
+            for entry in page:
+                usable, problem = clean_entry(key, entry)
+                if usable is not None:
+                    items.append(usable)
+                if problem is not None:
+                    self._diagnostics.append(problem if usable is not None else f"skipped {problem}: {excerpt(entry)}")
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+            if not isinstance(cursor, str):
+                raise ProtocolError(f"server {self.name!r} sent a {method} cursor that is not a string")
+            if cursor in seen:
+                raise ProtocolError(f"server {self.name!r} repeated the {method} cursor {cursor!r}: pagination loops")
+            seen.add(cursor)
+        if self._generation[key] == generation:
+            self._cache[key] = items
+        return items
+
+
+__all__ = ["LISTINGS", "Listings"]

@@ -1,0 +1,186 @@
+"""A session's requests in flight: each one's future and deadline, settling them from any
+thread, and the one timer that ends those whose deadline has passed.
+
+An awaited request waits on an asyncio future; a blocking one (the fast path) on an
+``Answer``, which its own thread usually settles itself, reading the reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..errors import MCPError, RequestTimeout
+
+JSON = dict[str, Any]
+ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
+
+
+class Waker(Protocol):
+    """What a blocking request serves while it waits (see ClientSession.request_blocking)."""
+
+    cancel: Callable[[], None]
+
+    def fileno(self) -> int: ...
+
+    def interval(self) -> float | None:
+        """At most this many seconds between serves, or None."""
+        ...
+
+    def serve(self) -> None: ...
+
+
+class Pending:
+    """One request awaiting its reply."""
+
+    __slots__ = ("deadline", "future", "method", "on_progress", "settled", "timeout", "watched")
+
+    def __init__(self, future: Any, method: str, timeout: float | None) -> None:
+        self.future = future  # an asyncio.Future, or an Answer for blocking calls
+        self.method = method
+        self.timeout = timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.on_progress: ProgressCallback | None = None
+        self.settled = False  # cheaper to poll than future.done(), which takes a lock
+        self.watched = False  # a blocking call whose reader the loop abandons at the deadline
+
+    def is_settled(self) -> bool:
+        return self.settled
+
+    def restart_clock(self) -> None:
+        """The server reported progress: the timeout counts from now."""
+        if self.timeout is not None:
+            self.deadline = time.monotonic() + self.timeout
+
+
+class Answer:
+    """A blocking request's outcome. Lighter than a concurrent.futures.Future (no lock,
+    no condition): usually the waiting thread reads the reply itself, so an Event is made
+    only when another thread has to wake it."""
+
+    __slots__ = ("_done", "_error", "_event", "_result")
+
+    def __init__(self) -> None:
+        self._done = False
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self._event: threading.Event | None = None
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, result: Any) -> None:
+        self._result = result
+        self._finish()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._finish()
+
+    def _finish(self) -> None:
+        self._done = True
+        event = self._event  # read after _done: a waiter that made it later sees _done
+        if event is not None:
+            event.set()
+
+    def result(self, timeout: float | None = None) -> Any:
+        if not self._done:
+            if self._event is None:
+                self._event = threading.Event()
+            if not self._done and not self._event.wait(timeout):
+                raise concurrent.futures.TimeoutError
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+class PendingRequests:
+    """The requests in flight, by id (``by_id``). ``on_overdue(id)``: a blocking request
+    whose reader must be cut at its deadline (see ``Pending.watched``) has reached it."""
+
+    def __init__(self, name: str, on_overdue: Callable[[int | str], None]) -> None:
+        self.name = name
+        self.by_id: dict[int | str, Pending] = {}
+        self.loop_thread: int | None = None  # where asyncio futures are settled
+        self._ids = itertools.count(1)
+        self._on_overdue = on_overdue
+        self._sweep_at: float | None = None
+        self._sweep_timer: asyncio.TimerHandle | None = None
+
+    def new_id(self) -> int:
+        return next(self._ids)  # atomic: blocking calls come from any thread
+
+    def add(self, rid: int, method: str, timeout: float | None, future: Any) -> Pending:
+        pending = self.by_id[rid] = Pending(future, method, timeout)
+        return pending
+
+    def settle(self, pending: Pending, result: JSON | None = None, error: MCPError | None = None) -> None:
+        """Complete a request's future. Responses may be read on a blocking caller's
+        thread (see PipeReader.pump): an asyncio future is then settled on its loop."""
+        future = pending.future
+        if isinstance(future, asyncio.Future) and threading.get_ident() != self.loop_thread:
+            future.get_loop().call_soon_threadsafe(self.settle, pending, result, error)
+            return
+        if future.done():
+            return
+        pending.settled = True
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def fail_all(self, error_for: Callable[[str], MCPError]) -> None:
+        """The connection is over: every request fails with ``error_for(method)``."""
+        if self._sweep_timer is not None:  # the loop would hold the session (and all it holds) until then
+            self._sweep_timer.cancel()
+            self._sweep_timer = self._sweep_at = None
+        for pending in list(self.by_id.values()):
+            self.settle(pending, error=error_for(pending.method))
+
+    def timeout_error(self, pending: Pending) -> RequestTimeout:
+        return RequestTimeout(
+            f"{pending.method} to server {self.name!r} got no answer in {pending.timeout:g} s; "
+            "the request was cancelled: raise the timeout or check the server's logs"
+        )
+
+    def watch(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        # One timer for all requests, at the earliest deadline, rather than a timer per
+        # request: deadlines move (progress) and mostly grow, so this rarely reschedules.
+        if self._sweep_at is not None and self._sweep_at <= deadline:
+            return
+        if self._sweep_timer is not None:
+            self._sweep_timer.cancel()
+        self._sweep_at = deadline
+        self._sweep_timer = loop.call_at(deadline, self._sweep, loop)  # loop.time() is time.monotonic()
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._sweep_at = self._sweep_timer = None
+        now = time.monotonic()
+        later: float | None = None
+        for rid, pending in list(self.by_id.items()):
+            if pending.deadline is None:
+                continue
+            if not isinstance(pending.future, asyncio.Future):
+                # Blocking calls keep their own time; a watched one is read where only a cut
+                # stream wakes its reader: cut it, and the caller raises the timeout.
+                if not pending.watched:
+                    continue
+                if pending.deadline <= now:
+                    pending.watched = False
+                    self._on_overdue(rid)
+                    continue
+            elif pending.deadline <= now:
+                self.settle(pending, error=self.timeout_error(pending))
+                continue
+            if later is None or pending.deadline < later:
+                later = pending.deadline
+        if later is not None:
+            self.watch(loop, later)
+
+
+__all__ = ["Answer", "Pending", "PendingRequests", "ProgressCallback", "Waker"]

@@ -1,0 +1,68 @@
+"""Handing incoming messages to the session, in order, from whichever thread read them.
+
+The loop reads by default; a blocking caller may read its own reply on its thread (the fast
+path). Requests and notifications are always handled on the loop. A response read on a
+caller's thread is settled right there, unless something the loop still has to handle came
+before it (progress before the result): then it follows the same way, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from .base import MessageSink
+
+
+class Inbox:
+    """Where a transport hands what it read. ``bind`` on the loop, then ``deliver`` from
+    any thread."""
+
+    __slots__ = ("_forwarded", "_processed", "loop", "loop_thread", "sink")
+
+    def __init__(self) -> None:
+        self.sink: MessageSink | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.loop_thread: int | None = None
+        # Messages a reading thread handed to the loop, and those the loop has handled;
+        # each counter is written by one side only.
+        self._forwarded = 0
+        self._processed = 0
+
+    def bind(self, sink: MessageSink) -> None:
+        """Deliver to ``sink``, on the running loop."""
+        self.sink = sink
+        self.loop = asyncio.get_running_loop()
+        self.loop_thread = threading.get_ident()
+
+    def on_loop(self) -> bool:
+        return threading.get_ident() == self.loop_thread
+
+    def deliver(self, message: dict[str, Any]) -> bool:
+        """Hand over one message. False when it was passed on to the loop rather than
+        handled here: a response then waits there, and the reading thread with it."""
+        sink = self.sink
+        assert sink is not None
+        if threading.get_ident() == self.loop_thread:
+            sink.on_message(message)
+            return True
+        if "method" in message or self._forwarded != self._processed:
+            self._forwarded += 1
+            self.call(self._deliver_on_loop, message)
+            return False
+        sink.on_message(message)  # a response on a blocking caller's thread: settled here
+        return True
+
+    def _deliver_on_loop(self, message: dict[str, Any]) -> None:
+        self._processed += 1
+        assert self.sink is not None
+        self.sink.on_message(message)
+
+    def call(self, fn: Any, *args: Any) -> None:
+        """Run ``fn(*args)`` on the loop (from any thread)."""
+        assert self.loop is not None
+        self.loop.call_soon_threadsafe(fn, *args)
+
+
+__all__ = ["Inbox"]
