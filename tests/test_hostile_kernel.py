@@ -89,7 +89,7 @@ def test_a_javascript_url_elicitation_is_text_not_a_link(kernel: Kernel) -> None
 
 def test_a_javascript_page_for_a_tool_is_text_not_a_link(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp call hostile.needs_page")
-    text = text_of(outputs)
+    text = text_of(outputs) + " ".join(str(state.get("value")) for state in kernel.widgets.values())
     # The page is shown as a card or, where this kernel cannot click one, printed; either way
     # with the warning and not as a link.
     assert "not a web address to open" in text and ("not made a link" in text or "do not open it" in text)
@@ -143,7 +143,7 @@ def test_a_servers_text_is_escaped_everywhere(kernel: Kernel, evil: str) -> None
     outputs: list[dict[str, Any]] = []
     for code in ("%mcp status evil", "%mcp tools evil", "%mcp resources evil", "%mcp templates evil",
                  "%mcp prompts evil", "%mcp list", "%mcp call evil.text", "%mcp call evil.tool_error",
-                 "%mcp call evil.fail", "%mcp call evil.logs", "%mcp call evil.progress", "%mcp call evil.page",
+                 "%mcp call evil.fail", "%mcp call evil.logs", "%mcp call evil.progress",
                  "%mcp read evil hostile://doc", "%mcp prompt evil.greet who=me", "%mcp logs evil"):  # fmt: skip
         outputs += kernel.run(code)
     for code, button in (("%mcp call evil.ask", "Decline"), ("%mcp call evil.sample", "Decline"),
@@ -151,8 +151,10 @@ def test_a_servers_text_is_escaped_everywhere(kernel: Kernel, evil: str) -> None
         cell = kernel.start(code)
         kernel.click(button)
         outputs += kernel.outputs(cell)
+    outputs += kernel.run("%mcp call evil.page")  # after the clicks: its card has a Decline button too
     assert live_markup(kernel, outputs) == []
-    assert live_links(kernel, outputs) == []
+    # The one link: the page's own https address, where its card is shown (an awaited call on ipykernel 7).
+    assert live_links(kernel, outputs) in ([], ["https://example.org/verify"])
     assert not any(state.get("description_allow_html") for state in kernel.widgets.values())
     raw = [c for text in texts(kernel, outputs) for c in CONTROL.findall(text)]
     assert raw == [], f"{len(raw)} raw control characters: {sorted(set(raw))}"
@@ -165,8 +167,10 @@ def test_a_servers_text_is_escaped_everywhere(kernel: Kernel, evil: str) -> None
     assert html.count("&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(2)&lt;/script&gt;") >= 19
     labels = "\n".join(texts(kernel, []))
     assert "field title:\\x1b[2J" in labels and "choice name:\\x1b[2J" in labels  # a form's labels and choices
-    for label in ("error", "log error", "page"):  # an error, a log line, a page printed where no card can be answered
+    for label in ("error", "log error"):  # an error, a log line
         assert f"{label}:\\x1b[2J" in text_of(outputs), label
+    # The page: a card where the cell can be clicked (an awaited call on ipykernel 7), else printed.
+    assert "page:\\x1b[2J" in text_of(outputs) + html
 
 
 @pytest.mark.parametrize(
