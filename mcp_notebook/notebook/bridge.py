@@ -4,7 +4,8 @@ and receives the person's answer.
 The mode (cards, ``input()`` or the headless policy) is chosen per kernel and context in
 modes.py; each kind of question knows how it is asked in each (questions.py); the waiting
 itself (waiters, wake-up pipes, Ctrl-C, event pumps) is waiting.py's. Waiting for a call and
-asking a question are each written once and run blocking or awaited (steps.py).
+asking a question are each written once, as an ``async def`` taking a ``Taker``, and run
+blocking (``drive``) or awaited (steps.py).
 
 Questions the server asks during a call arrive on the background loop; they are handed to
 the cell that waits for that call, which shows them: output then lands in the right cell.
@@ -28,9 +29,10 @@ from ..errors import AuthError, LoginRequired, RequestCancelled
 from ..runtime import login
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start
 from ..runtime.loop import on_loop_thread
+from ..runtime.steps import drive
 from .modes import BLOCKED_NOTE, Mode, choose_mode
 from .questions import Approval, Login, Question
-from .steps import Logic, run_awaiting, run_blocking
+from .steps import AWAITING, BLOCKING, Taker
 from .waiting import BlockingWaker, CardAnswer, Item, NextItem, Waiter, outcome, sigint_held, wake_pipe
 
 __all__ = ["NotebookInteraction"]
@@ -62,12 +64,12 @@ class NotebookInteraction(Interaction):
     # -- approval (in the caller's context, before anything is sent) ---------------------
 
     def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
-        answer: ApprovalAnswer = run_blocking(self._asking(Approval(request.server, request), in_async=False))
+        answer: ApprovalAnswer = drive(self._asking(BLOCKING, Approval(request.server, request)))
         return answer
 
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
         try:
-            answer: ApprovalAnswer = await run_awaiting(self._asking(Approval(request.server, request), in_async=True))
+            answer: ApprovalAnswer = await self._asking(AWAITING, Approval(request.server, request))
         except (asyncio.CancelledError, KeyboardInterrupt):
             # An interrupted awaiting cell: one line instead of a bare CancelledError.
             raise RequestCancelled(
@@ -78,34 +80,34 @@ class NotebookInteraction(Interaction):
     # -- waiting for a call -------------------------------------------------------------
 
     def wait(self, start: Start[T], server: str | None = None) -> T:
-        return run_blocking(self._waiting(start, server, in_async=False))
+        return drive(self._waiting(BLOCKING, start, server))
 
     async def await_(self, start: Start[T], server: str | None = None) -> T:
         if on_loop_thread():
             # Its questions would be answered here, blocking every connection (a bug: fail, not hang).
             raise RuntimeError("mcp-notebook waited for a call on its background loop's thread; please report this bug")
-        return await run_awaiting(self._waiting(start, server, in_async=True))
+        return await self._waiting(AWAITING, start, server)
 
-    def _waiting(self, start: Start[T], server: str | None, in_async: bool) -> Logic[T]:
+    async def _waiting(self, taker: Taker, start: Start[T], server: str | None) -> T:
         """Start the work and show what the loop hands over until it is done."""
-        waiter = Waiter(server, asyncio.get_running_loop() if in_async else None)
+        waiter = Waiter(server, asyncio.get_running_loop() if taker.awaiting else None)
         self._push(waiter)  # listening before the work starts: the server may ask at once
         try:
             future, waiter.cancel = start()
             waiter.future = future
             future.add_done_callback(lambda _: waiter.post("done", None))
             while True:
-                kind, item = yield NextItem(waiter, self._polls)
+                kind, item = await taker.take(NextItem(waiter, self._polls))
                 if kind == "done":
                     return outcome(future, waiter)
                 if kind == "question":
-                    yield from self._answering(item, in_async)
+                    await self._answering(taker, item)
                 else:
                     self._show(waiter, kind, item)
         except (KeyboardInterrupt, asyncio.CancelledError):
             waiter.cancel()
             waiter.close_bars("interrupted")
-            if in_async:  # an interrupted awaiting cell is a cancelled task: say it in one line
+            if taker.awaiting:  # an interrupted awaiting cell is a cancelled task: say it in one line
                 raise RequestCancelled(
                     f"interrupted{f' the call to {server}' if server else ''}; the server was told"
                 ) from None
@@ -157,7 +159,7 @@ class NotebookInteraction(Interaction):
         """What a blocking request's waker got: shown, or asked on this thread."""
         kind, value = item
         if kind == "question":
-            run_blocking(self._answering(value, in_async=False))
+            drive(self._answering(BLOCKING, value))
         else:
             self._show(waiter, kind, value)
 
@@ -175,12 +177,12 @@ class NotebookInteraction(Interaction):
 
     # -- asking ---------------------------------------------------------------------------
 
-    def _answering(self, question: Question, in_async: bool) -> Logic[None]:
+    async def _answering(self, taker: Taker, question: Question) -> None:
         """Ask a question the loop handed over; its answer (or error) goes back to the loop."""
         if question.answer.done():
             return  # withdrawn, or over (the browser came back) before it was shown
         try:
-            answer = yield from self._asking(question, in_async)
+            answer = await self._asking(taker, question)
         except BaseException as e:
             if not question.answer.done():
                 question.answer.set_exception(e if isinstance(e, Exception) else RequestCancelled("interrupted"))
@@ -190,9 +192,9 @@ class NotebookInteraction(Interaction):
             if not question.answer.done():
                 question.answer.set_result(answer)
 
-    def _asking(self, question: Question, in_async: bool) -> Logic[Any]:
+    async def _asking(self, taker: Taker, question: Question) -> Any:
         """Ask in this kernel's mode: a card (waited for blocking or awaited), stdin, or the policy."""
-        mode = choose_mode(self.mode_setting, in_async)
+        mode = choose_mode(self.mode_setting, taker.awaiting)
         if mode.headless:
             if mode is Mode.HEADLESS_BLOCKED:
                 print(BLOCKED_NOTE, file=sys.stderr)
@@ -213,7 +215,9 @@ class NotebookInteraction(Interaction):
                 display(card.widget)
             if interrupted():
                 raise KeyboardInterrupt
-            yield CardAnswer(card, question.answer, polls=mode is Mode.WIDGET_POLL, awaits=mode is Mode.WIDGET_AWAIT)
+            await taker.take(
+                CardAnswer(card, question.answer, polls=mode is Mode.WIDGET_POLL, awaits=mode is Mode.WIDGET_AWAIT)
+            )
         except (KeyboardInterrupt, asyncio.CancelledError):
             if card is not None:
                 card.close("interrupted")

@@ -22,10 +22,11 @@ from ..errors import (
     UnknownTool,
 )
 from ..runtime.client import Client, get_client
+from ..runtime.steps import drive
 from . import commands, display
 from .bridge import NotebookInteraction
 from .parsing import split
-from .steps import Logic, run_awaiting, run_blocking
+from .steps import AWAITING, BLOCKING, Taker
 
 __all__ = ["MCPMagics"]
 
@@ -193,7 +194,7 @@ class MCPMagics(Magics):
         entry = commands.COMMANDS.get(tokens[0])
         if entry is None:
             raise UsageError(f"%mcp: no subcommand {tokens[0]!r}; try %mcp help")
-        return run_blocking(self._running(entry.run, self._context(), tokens[1:]))
+        return drive(self._running(BLOCKING, entry.run, self._context(), tokens[1:]))
 
     @no_var_expand
     @cell_magic
@@ -208,25 +209,25 @@ class MCPMagics(Magics):
             %%mcp_call demo.query_penguins -o gentoo
             {"species": "Gentoo", "limit": 5}
         """
-        return run_blocking(self._running(commands.call_cell, self._context(), line, cell))
+        return drive(self._running(BLOCKING, commands.call_cell, self._context(), line, cell))
 
     async def run_line_async(self, line: str) -> Any:
         """What an awaited ``%mcp call|read|prompt`` line runs (see transform.py)."""
         tokens = split(line.rstrip().removesuffix(";"))
         entry = commands.COMMANDS[tokens[0]]
-        return await run_awaiting(self._running(entry.run, self._context(), tokens[1:]))
+        return await self._running(AWAITING, entry.run, self._context(), tokens[1:])
 
     async def run_cell_async(self, line: str, cell: str) -> Any:
-        return await run_awaiting(self._running(commands.call_cell, self._context(), line, cell))
+        return await self._running(AWAITING, commands.call_cell, self._context(), line, cell)
 
     @staticmethod
-    def _running(fn: Any, *args: Any) -> Logic[Any]:
+    async def _running(taker: Taker, fn: Any, *args: Any) -> Any:
         """A subcommand's value; a call it defers is taken blocking or awaited (steps.py).
         A user's mistake shows as a UsageError, a server's error as its one line."""
         try:
             value = fn(*args)
             if isinstance(value, commands.Deferred):
-                value = yield value
+                value = await taker.take(value)
             return value
         except _USER_ERRORS as e:
             raise UsageError(str(e)) from None

@@ -1,18 +1,20 @@
-"""One piece of logic, run blocking or awaited.
+"""One piece of logic, run blocking or awaited: the runtime's mechanism (runtime/steps.py).
 
 Waiting for a call, asking a question and running a magic each exist for a blocking cell
 and for an awaiting one (where ipykernel 7 delivers widget clicks). Their logic is written
-once, as a generator that yields a ``Step`` wherever it waits and gets the step's value
-back (or its exception, thrown in at the ``yield``); ``run_blocking`` and ``run_awaiting``
-are the two ways to take the steps. Only the steps know how to wait.
+once, as an ``async def`` that takes a ``Taker`` and awaits ``taker.take(step)`` wherever it
+waits for a ``Step``; an interrupt (KeyboardInterrupt in a blocking step, CancelledError in
+an awaited one) is raised there. ``BLOCKING`` takes a step with ``run()`` and never
+suspends, so ``runtime.steps.drive`` runs the logic to its end on this thread; with
+``AWAITING`` (``arun()``) the logic is simply awaited.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Generator
-from typing import Any, Protocol, TypeVar, cast
+from collections.abc import Awaitable
+from typing import Protocol, TypeVar
 
-__all__ = ["Logic", "Step", "run_awaiting", "run_blocking"]
+__all__ = ["AWAITING", "BLOCKING", "Step", "Taker"]
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -26,44 +28,39 @@ class Step(Protocol[T_co]):
     def arun(self) -> Awaitable[T_co]: ...
 
 
-Logic = Generator["Step[Any]", Any, T]  # yields steps, is sent their values, returns T
+class Taker(Protocol):
+    """How logic waits for its steps; ``awaiting``: the cell awaits (what it may show
+    depends on it: a kernel's clicks)."""
+
+    @property
+    def awaiting(self) -> bool: ...
+
+    async def take(self, step: Step[T]) -> T: ...
 
 
-def run_blocking(logic: Logic[T]) -> T:
-    """Take the logic's steps on this thread."""
-    value: Any = None
-    error: BaseException | None = None
-    try:
-        while True:
-            try:
-                step = logic.send(value) if error is None else logic.throw(error)
-            except StopIteration as done:
-                return cast(T, done.value)
-            value, error = None, None
-            try:
-                value = step.run()
-            except BaseException as e:  # the logic decides (an interrupt closes its card)
-                error = e
-    finally:
-        error = None  # no cycle through the traceback
-        logic.close()
+class BlockingTaker:
+    """Blocks in each step, on this thread: run the logic with ``drive``."""
+
+    awaiting = False
+
+    def __repr__(self) -> str:
+        return "<BlockingTaker>"
+
+    async def take(self, step: Step[T]) -> T:
+        return step.run()
 
 
-async def run_awaiting(logic: Logic[T]) -> T:
-    """Take the logic's steps in the awaiting task."""
-    value: Any = None
-    error: BaseException | None = None
-    try:
-        while True:
-            try:
-                step = logic.send(value) if error is None else logic.throw(error)
-            except StopIteration as done:
-                return cast(T, done.value)
-            value, error = None, None
-            try:
-                value = await step.arun()
-            except BaseException as e:  # a cancelled task too: the logic says it in one line
-                error = e
-    finally:
-        error = None
-        logic.close()
+class AwaitingTaker:
+    """Awaits each step in the awaiting task."""
+
+    awaiting = True
+
+    def __repr__(self) -> str:
+        return "<AwaitingTaker>"
+
+    async def take(self, step: Step[T]) -> T:
+        return await step.arun()
+
+
+BLOCKING: Taker = BlockingTaker()
+AWAITING: Taker = AwaitingTaker()

@@ -3,7 +3,7 @@ runs in, a deferred call, finding servers by name."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,9 +11,10 @@ from IPython.core.error import UsageError
 
 from ...core.types import Status
 from ...runtime import Client, Server
+from ...runtime.steps import drive
 from .. import display
 from ..parsing import Parser
-from ..steps import Logic, run_awaiting, run_blocking
+from ..steps import AWAITING, BLOCKING, Taker
 
 __all__ = [
     "COMMANDS",
@@ -45,9 +46,9 @@ class Deferred:
     arun: Callable[[], Awaitable[Any]]
 
     @classmethod
-    def of(cls, logic: Callable[[], Logic[Any]]) -> Deferred:
-        """Logic written once around other deferred calls (it yields them), run either way."""
-        return cls(lambda: run_blocking(logic()), lambda: run_awaiting(logic()))
+    def of(cls, logic: Callable[[Taker], Coroutine[Any, Any, Any]]) -> Deferred:
+        """Logic written once around other deferred calls (it takes them), run either way."""
+        return cls(lambda: drive(logic(BLOCKING)), lambda: logic(AWAITING))
 
 
 @dataclass

@@ -19,7 +19,7 @@ from ...errors import ConfigError, ConfigWarning
 from ...runtime import Server
 from .. import display
 from ..parsing import Parser, expand_text, key_value_option
-from ..steps import Logic
+from ..steps import Taker
 from .base import Context, Deferred, command, counts, positional, report, server_named
 
 __all__ = ["add", "list_", "load", "loglevel", "login", "logout", "logs", "remove", "restart", "status"]
@@ -170,9 +170,9 @@ def _save(ctx: Context, server: Server, scope: str, refs: dict[str, str] | None)
 def _reporting(ctx: Context, server: Server, call: Deferred, after: Callable[[], None] | None = None) -> Deferred:
     """``call``, then the server's summary line (if it connected) and ``after``, whatever the outcome."""
 
-    def logic() -> Logic[None]:
+    async def logic(taker: Taker) -> None:
         try:
-            yield call
+            await taker.take(call)
         finally:
             if server.status is Status.CONNECTED:
                 report(ctx, server)

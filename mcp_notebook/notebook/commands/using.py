@@ -12,7 +12,7 @@ from IPython.core.error import UsageError
 from ...core.types import Status
 from ...runtime.client import root_entry
 from ..parsing import Parser, body_arguments, key_values, split, target
-from ..steps import Logic
+from ..steps import Taker
 from .base import Context, Deferred, command, positional, server_named
 
 __all__ = ["call", "call_cell", "prompt", "read", "roots", "subscribe", "unsubscribe"]
@@ -120,8 +120,8 @@ def call_cell(ctx: Context, line: str, body: str) -> Any:
     if opts.output and not opts.output.isidentifier():
         raise UsageError(f"-o {opts.output!r}: not a Python variable name")
 
-    def stored() -> Logic[Any]:
-        result = yield deferred
+    async def stored(taker: Taker) -> Any:
+        result = await taker.take(deferred)
         if opts.output:
             ctx.namespace[opts.output] = result
         return result
