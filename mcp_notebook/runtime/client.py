@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast, overload
 
 from ..core.approval import ApprovalPolicy
 from ..core.config import ServerConfig, check_server_name
@@ -23,6 +23,27 @@ from .loop import LoopThread
 from .steps import Steps, awaitable, blocking
 
 JSON = dict[str, Any]
+V = TypeVar("V")
+
+
+class Shared(Generic[V]):
+    """A client attribute that is its runtime's, shared with every server (settable)."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, client: None, owner: type) -> Shared[V]: ...
+    @overload
+    def __get__(self, client: Client, owner: type | None = None) -> V: ...
+    def __get__(self, client: Client | None, owner: type | None = None) -> V | Shared[V]:
+        return self if client is None else cast(V, getattr(client.runtime, self.name))
+
+    def __set__(self, client: Client, value: V) -> None:
+        setattr(client.runtime, self.name, value)
 
 
 class Client:
@@ -59,54 +80,14 @@ class Client:
 
     # -- the shared runtime, as attributes of the client ---------------------------------
 
-    @property
-    def handlers(self) -> Handlers:
-        """Answers to the servers' questions (elicitation, sampling, roots)."""
-        return self.runtime.handlers
-
-    @handlers.setter
-    def handlers(self, value: Handlers) -> None:
-        self.runtime.handlers = value
-
-    @property
-    def settings(self) -> Settings:
-        return self.runtime.settings
-
-    @settings.setter
-    def settings(self, value: Settings) -> None:
-        self.runtime.settings = value
-
-    @property
-    def approval(self) -> ApprovalPolicy:
-        """Which tool calls ask a person first."""
-        return self.runtime.approval
-
-    @approval.setter
-    def approval(self, value: ApprovalPolicy) -> None:
-        self.runtime.approval = value
-
-    @property
-    def interaction(self) -> Interaction:
-        """How a person is asked (a terminal by default; cards in a notebook)."""
-        return self.runtime.interaction
-
-    @interaction.setter
-    def interaction(self, value: Interaction) -> None:
-        self.runtime.interaction = value
-
-    @property
-    def notification_listeners(self) -> list[Callable[[str, str, JSON], Any]]:
-        """Called as fn(server_name, method, params) for every server's notifications."""
-        return self.runtime.notification_listeners
-
-    @property
-    def token_store(self) -> TokenStore:
-        """Where OAuth tokens live (see mcp_notebook.core.tokens); settable."""
-        return self.runtime.token_store
-
-    @token_store.setter
-    def token_store(self, store: TokenStore) -> None:
-        self.runtime.token_store = store
+    handlers = Shared[Handlers]("Answers to the servers' questions (elicitation, sampling, roots).")
+    settings = Shared[Settings]("Defaults for this client's servers (timeouts, limits, validation).")
+    approval = Shared[ApprovalPolicy]("Which tool calls ask a person first.")
+    interaction = Shared[Interaction]("How a person is asked (a terminal by default; cards in a notebook).")
+    notification_listeners = Shared[list[Callable[[str, str, JSON], Any]]](
+        "Called as fn(server_name, method, params) for every server's notifications."
+    )
+    token_store = Shared[TokenStore]("Where OAuth tokens live (see mcp_notebook.core.tokens).")
 
     # -- roots ---------------------------------------------------------------------------
 
