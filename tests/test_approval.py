@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 
@@ -74,5 +75,52 @@ def test_headless_console_denies_with_how_to_allow() -> None:
             demo.call_tool("delete_penguins", {"species": "Gentoo"})
         client.approval.allow = {"demo": ["delete_*"]}
         assert "deleted 124" in demo.call_tool("delete_penguins", {"species": "Gentoo"}).text
+    finally:
+        client.close()
+
+
+class Bars(Interaction):
+    """Defines progress only, like docs/python-api.md's example."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str, float, float | None]] = []
+
+    def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
+        self.seen.append((server, tool, progress, total))
+
+
+class AnswersWhileWaiting(Interaction):
+    """Answers the server's questions only in wait (no waker for the fast path)."""
+
+    services_prompts = True
+
+    def __init__(self) -> None:
+        self.waited_for: list[str | None] = []
+
+    def wait(self, start: Any, server: str | None = None) -> Any:
+        self.waited_for.append(server)
+        return super().wait(start, server)
+
+
+def test_an_interaction_that_defines_progress_is_given_it() -> None:
+    bars = Bars()
+    client = Client(interaction=bars)
+    try:
+        demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+        demo.call_tool("fit_model", {"epochs": 3, "seconds_per_epoch": 0})
+        assert bars.seen == [("demo", "fit_model", float(i), 3.0) for i in (1, 2, 3)]
+    finally:
+        client.close()
+
+
+def test_an_interaction_that_answers_only_while_it_waits_gets_each_call() -> None:
+    interaction = AnswersWhileWaiting()
+    client = Client(interaction=interaction)
+    try:
+        demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+        demo.list_tools()  # cached: the call is one request
+        interaction.waited_for.clear()
+        demo.call_tool("query_penguins", {"species": "Adelie", "limit": 1})
+        assert interaction.waited_for == ["demo"]  # not the fast path, which would skip it
     finally:
         client.close()

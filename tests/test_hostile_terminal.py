@@ -58,7 +58,7 @@ def test_terminal_shows_a_servers_control_characters_and_obeys_none(tmp_path: Pa
         )
         cell("%mcp call hostile.sample", ("asks for a model reply (empty declines): ", "hello"))
         cell("%mcp call hostile.page")
-        cell("%mcp call hostile.drop", ("Approve / Always allow / Deny? [a/A/d] ", "a"))
+        cell("%mcp call hostile.drop", ("[a]pprove / always [A]llow / [d]eny? ", "a"))
         cell("%mcp read hostile hostile://doc")
         cell("%mcp prompt hostile.greet who=me")
         cell("%mcp logs hostile")

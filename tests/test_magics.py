@@ -361,13 +361,15 @@ def test_load_connects_every_server_of_a_config_file(
     )
     capsys.readouterr()
     monkeypatch.chdir(tmp_path)
-    run(ip, "%mcp load")  # ./.mcp.json by default
-    out = capsys.readouterr().out
-    assert "✓ time: mcp-time" in out and "✗ crashy" in out and "MY_API_KEY" in out
-    frame = run(ip, "%mcp list").set_index("name")
-    assert frame.loc["time", "status"] == "connected" and frame.loc["crashy", "status"] == "failed"
-    run(ip, "%mcp remove time")
-    run(ip, "%mcp remove crashy")
+    try:
+        run(ip, "%mcp load")  # ./.mcp.json by default
+        out = capsys.readouterr().out
+        assert "✓ time: mcp-time" in out and "✗ crashy" in out and "MY_API_KEY" in out
+        frame = run(ip, "%mcp list").set_index("name")
+        assert frame.loc["time", "status"] == "connected" and frame.loc["crashy", "status"] == "failed"
+    finally:  # the kernel-wide client outlives this test: leave nothing for the next ones
+        run(ip, "%mcp remove time")
+        run(ip, "%mcp remove crashy")
 
 
 def test_tool_error_result_shows_an_error_box(client: Any) -> None:

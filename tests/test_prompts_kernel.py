@@ -143,7 +143,7 @@ def test_sync_python_api(kernel: Kernel) -> None:
     if _blocked_cell_gets_clicks(kernel):
         kernel.click("Approve")
     else:
-        assert "Approve / Always allow / Deny?" in kernel.answer_stdin("a")
+        assert "[a]pprove / always [A]llow / [d]eny?" in kernel.answer_stdin("a")
     assert re.search(r"deleted \d+ Adelie", text_of(kernel.outputs(cell)))
 
 

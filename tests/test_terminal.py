@@ -216,7 +216,7 @@ def test_terminal_ipython_asks_on_stdin(tmp_path: Path) -> None:
         term.run("%load_ext mcp_notebook")
         term.run(f"%mcp add demo -- {DEMO}")
         term.send("r = %mcp call demo.delete_penguins species=Gentoo")
-        term.expect(r"Approve / Always allow / Deny\? \[a/A/d\]")
+        term.expect(r"\[a\]pprove / always \[A\]llow / \[d\]eny\? ")
         assert "Approve demo.delete_penguins" in plain(term.child.before)
         term.run("a")
         assert "deleted 124 Gentoo penguins" in term.run("print(r.text)")
@@ -228,7 +228,7 @@ def test_terminal_ipython_asks_on_stdin(tmp_path: Path) -> None:
         term.run("")  # the default
         assert "recorded a female Gentoo of 6000 g on Biscoe" in term.run("print(r.text)")
         term.send("%mcp call demo.delete_penguins species=Adelie")
-        term.expect(r"\[a/A/d\]")
+        term.expect(r"\[d\]eny\? ")
         assert "demo.delete_penguins was denied; nothing was sent" in term.run("d")
     finally:
         term.close()
@@ -251,7 +251,7 @@ def test_end_of_input_on_a_terminal_ends_the_question(tmp_path: Path) -> None:
         assert "Species" not in out and "required" not in out, out  # not asked again
         assert "nothing recorded (the user chose cancel)" in term.run("print(r.text)")
         term.send("%mcp call demo.delete_penguins species=Gentoo")
-        term.expect(r"\[a/A/d\]")
+        term.expect(r"\[d\]eny\? ")
         term.child.sendeof()
         out = term.wait_prompt(timeout=30)
         assert "mcp-notebook: stdin ended: denied" in out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 
 __all__ = ["MAX_LENGTH", "ToolNames", "is_plain", "qualified_name", "split_qualified_name"]
 
@@ -74,10 +75,12 @@ def split_qualified_name(name: str) -> tuple[str, str] | None:
 
 
 class ToolNames:
-    """Qualified names of the tools we know, resolvable back to (server, tool)."""
+    """Qualified names of the tools we know, resolvable back to (server, tool). Safe from
+    any thread: listings add names on the callers' threads."""
 
     def __init__(self) -> None:
         self._by_name: dict[str, tuple[str, str]] = {}
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<ToolNames {len(self._by_name)}>"
@@ -85,6 +88,11 @@ class ToolNames:
     def add(self, server: str, tool: str) -> str:
         pair = (server, tool)
         name = qualified_name(server, tool)
+        with self._lock:
+            return self._add(pair, name)
+
+    def _add(self, pair: tuple[str, str], name: str) -> str:
+        server, tool = pair
         holder = self._by_name.setdefault(name, pair)
         if holder == pair:
             return name
@@ -103,5 +111,6 @@ class ToolNames:
         return found
 
     def forget_server(self, server: str) -> None:
-        for name in [n for n, (s, _) in self._by_name.items() if s == server]:
-            del self._by_name[name]
+        with self._lock:
+            for name in [n for n, (s, _) in self._by_name.items() if s == server]:
+                del self._by_name[name]

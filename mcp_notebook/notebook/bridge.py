@@ -44,7 +44,6 @@ class NotebookInteraction(Interaction):
     """The Interaction the magics install: cards in the cell, or stdin, or the policy."""
 
     services_prompts = True
-    shows_progress = True
 
     def __init__(self) -> None:
         self.mode_setting: Literal["auto", "widgets", "stdin", "headless"] = "auto"
@@ -100,10 +99,7 @@ class NotebookInteraction(Interaction):
                 kind, item = await taker.take(NextItem(waiter, self._polls))
                 if kind == "done":
                     return outcome(future, waiter)
-                if kind == "question":
-                    await self._answering(taker, item)
-                else:
-                    self._show(waiter, kind, item)
+                await self._take(taker, waiter, (kind, item))
         except (KeyboardInterrupt, asyncio.CancelledError):
             waiter.cancel()
             waiter.close_bars("interrupted")
@@ -125,7 +121,7 @@ class NotebookInteraction(Interaction):
         """For a blocking request that reads its own reply (the fast path): listen for the
         server's questions while it waits, and answer them on this thread."""
         waiter = Waiter(server, blocking=True)
-        waker = BlockingWaker(waiter, wake_pipe(), lambda item: self._handle(waiter, item), self._polls)
+        waker = BlockingWaker(waiter, wake_pipe(), lambda item: drive(self._take(BLOCKING, waiter, item)), self._polls)
         self._push(waiter)
         try:
             yield waker
@@ -155,11 +151,12 @@ class NotebookInteraction(Interaction):
         with self._lock:
             return self._waiters[-1] if self._waiters else None
 
-    def _handle(self, waiter: Waiter, item: Item) -> None:
-        """What a blocking request's waker got: shown, or asked on this thread."""
+    async def _take(self, taker: Taker, waiter: Waiter, item: Item) -> None:
+        """One thing the loop handed the waiting cell: a question (asked and answered), or
+        something to show."""
         kind, value = item
         if kind == "question":
-            drive(self._answering(BLOCKING, value))
+            await self._answering(taker, value)
         else:
             self._show(waiter, kind, value)
 

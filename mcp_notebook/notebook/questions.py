@@ -13,7 +13,6 @@ through ``printable`` (core/text.py): a terminal must not obey its escape sequen
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Protocol
@@ -21,7 +20,7 @@ from typing import Any, ClassVar, Literal, Protocol
 from ..core.links import link_problem
 from ..core.text import printable
 from ..errors import LoginRequired, RPCError
-from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, headless_approval
+from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, approval_on_stdin, headless_approval
 from ..runtime.terminal import StdinEnded
 from . import console
 
@@ -99,11 +98,7 @@ class Approval(Question):
         return "deny" if answer is None else answer
 
     def on_stdin(self, asker: Asker) -> ApprovalAnswer:
-        print(printable(f"Approve {self.params.describe()} with arguments:"))
-        print(printable(json.dumps(self.params.arguments, indent=2, ensure_ascii=False, default=str)))
-        answer = console.read_answer("Approve / Always allow / Deny? [a/A/d] ").strip()
-        answers: dict[str, ApprovalAnswer] = {"a": "approve", "approve": "approve", "A": "always", "always": "always"}
-        return answers.get(answer, "deny")
+        return approval_on_stdin(self.params, console.read_answer)
 
     def stdin_ended(self) -> ApprovalAnswer:
         return "deny"

@@ -1,4 +1,5 @@
-"""One piece of logic, run blocking or awaited: the runtime's mechanism (runtime/steps.py).
+"""One piece of logic, run blocking or awaited, the way the runtime's operations are
+(runtime/steps.py: an ``async def`` whose blocking form never suspends, run by ``drive``).
 
 Waiting for a call, asking a question and running a magic each exist for a blocking cell
 and for an awaiting one (where ipykernel 7 delivers widget clicks). Their logic is written

@@ -68,8 +68,10 @@ class Connection:
 
     @property
     def remote(self) -> bool:
-        """Reached over HTTP: its sessions can end, and are renewed (stdio's never end)."""
-        return self.transport_name != "stdio"
+        """Its sessions can end, and are renewed (HTTP; stdio's never end): as its
+        transport declares, or by its kind before one is built."""
+        transport = self.transport
+        return transport.remote if transport is not None else self.transport_name != "stdio"
 
     def __repr__(self) -> str:
         return f"<Connection {self.name!r} {self.transport_name} {self.status.value}>"
@@ -286,9 +288,14 @@ class Connection:
             if not interaction.services_prompts:
                 return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
             # With a person to ask (a notebook) it also serves the interaction, so that
-            # the server's questions are answered in this cell.
+            # the server's questions are answered in this cell; an interaction that can
+            # answer only while it waits (no waker) gets its wait on the loop's path.
             with interaction.blocking(self.name) as waker:
-                return session.request_blocking(method, params, timeout=timeout, on_progress=on_progress, waker=waker)
+                if waker is not None:
+                    return session.request_blocking(
+                        method, params, timeout=timeout, on_progress=on_progress, waker=waker
+                    )
+            return runtime.run(self.request(method, params, timeout, on_progress), self.name)
         if (
             not interaction.services_prompts
             and self.status is Status.CONNECTED

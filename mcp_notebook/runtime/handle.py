@@ -38,7 +38,7 @@ JSON = dict[str, Any]
 
 
 class Server:
-    """A named MCP server. Get one from ``Client.add`` / ``Client.load`` / ``client[name]``.
+    """The client's handle to a named MCP server. Get one from ``Client.add`` / ``Client.load`` / ``client[name]``.
 
     Every operation has an awaitable twin with an ``a`` prefix (``await server.acall_tool(...)``)."""
 

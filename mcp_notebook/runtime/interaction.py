@@ -55,7 +55,14 @@ class Interaction:
     # True when waiting must go through ``wait``/``await_`` (the server's questions are
     # answered there) and a blocking request must serve ``blocking``'s waker.
     services_prompts: bool = False
-    shows_progress: bool = False  # whether ``progress`` shows anything (else calls ask for none)
+    # Whether ``progress`` shows anything (else calls ask the server for none); True for a
+    # subclass that defines ``progress``, unless it says otherwise.
+    shows_progress: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "progress" in vars(cls) and "shows_progress" not in vars(cls):
+            cls.shows_progress = True
 
     def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Ask before a tool runs, on the calling thread (blocking calls)."""
@@ -67,12 +74,23 @@ class Interaction:
 
     def wait(self, start: Start[T], server: str | None = None) -> T:
         """Call ``start()`` (it returns the work's future and a cancel function) and block
-        for the future on this thread, answering the server's questions meanwhile."""
-        return start()[0].result()
+        for the future on this thread, answering the server's questions meanwhile.
+        Ctrl-C cancels the work (and so tells the server)."""
+        future, cancel = start()
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            cancel()
+            raise
 
     async def await_(self, start: Start[T], server: str | None = None) -> T:
-        """``wait`` for an awaiting task."""
-        return await asyncio.wrap_future(start()[0])
+        """``wait`` for an awaiting task; cancelling the task cancels the work."""
+        future, cancel = start()
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            cancel()
+            raise
 
     def blocking(self, server: str | None) -> AbstractContextManager[Waker | None]:
         """For a blocking request that reads its own reply on the calling thread: what it
@@ -87,8 +105,8 @@ class Interaction:
         the call was awaited (a kernel may deliver clicks to an awaiting cell only)."""
 
     def can_login(self) -> bool:
-        """Whether ``alogin`` can reach a person now."""
-        return False
+        """Whether ``alogin`` can reach a person now (by default: whether it is defined)."""
+        return type(self).alogin is not Interaction.alogin
 
     async def alogin(self, request: LoginRequest) -> str:
         """Show how to log in and return the address the browser came back to."""
@@ -111,6 +129,16 @@ def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
     )
 
 
+def approval_on_stdin(request: ApprovalRequest, read: Callable[[str], str | None]) -> ApprovalAnswer:
+    """Ask on a terminal: the request, its arguments, and one line read by ``read(prompt)``
+    (anything but an approval denies). Plain Python and terminal IPython both ask this way."""
+    print(printable(f"Approve {request.describe()} with arguments:"))
+    print(printable(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str)))
+    answer = (read("[a]pprove / always [A]llow / [d]eny? ") or "").strip()
+    answers: dict[str, ApprovalAnswer] = {"a": "approve", "approve": "approve", "A": "always", "always": "always"}
+    return answers.get(answer, "deny")
+
+
 class ConsoleInteraction(Interaction):
     """Plain Python: ask on stdin when it is a terminal, else follow the headless policy."""
 
@@ -125,15 +153,11 @@ class ConsoleInteraction(Interaction):
     def _approve(self, request: ApprovalRequest, wake: Wake | None) -> ApprovalAnswer:
         if not stdin_is_terminal():
             return headless_approval(request, self.headless_approval)
-        print(printable(f"Approve {request.describe()} with arguments:"))
-        print(printable(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str)))
         try:
-            answer = read_line("[a]pprove / always [A]llow / [d]eny? ", wake)
+            return approval_on_stdin(request, lambda prompt: read_line(prompt, wake))
         except StdinEnded:
             print("mcp-notebook: stdin ended: denied", file=sys.stderr)
             return "deny"
-        answers: dict[str, ApprovalAnswer] = {"a": "approve", "A": "always", "approve": "approve", "always": "always"}
-        return answers.get((answer or "").strip(), "deny")
 
     async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
         # Asked on a worker thread; an await that is cancelled ends the read (the wake).

@@ -27,8 +27,8 @@ class MessageSink(Protocol):
 
 @runtime_checkable
 class Transport(Protocol):
-    """Every member the session and the runtime use. ``start``, ``send`` and ``close`` run on
-    the event loop; the rest may be called from any thread."""
+    """Every member the session and the runtime use. ``start``, ``send``, ``close`` and
+    ``on_initialized`` run on the event loop; the rest may be called from any thread."""
 
     max_message_size: int
     remote: bool  # its sessions can end (HTTP 404, a dropped legacy stream) and are renewed

@@ -22,6 +22,8 @@ from .inbox import Inbox
 from .pipes import PipeReader, PipeWriter
 
 STDERR_LINES = 500
+EXIT_GRACE = 5.0  # after stdout closed, for the process's exit (its code and last stderr lines)
+DRAIN_GRACE = 0.5  # after it exited, for its pipes to drain (a grandchild may hold them open)
 STDERR_LINE_CHARS = 2000
 DIAGNOSTIC_LINES = 100
 
@@ -297,8 +299,10 @@ class StdioTransport(BlockingTransport):
         if not self._inbox.on_loop():
             self._inbox.call(self._stdout_eof)
             return
-        # The process is exiting (or closed stdout): give its exit code a moment.
-        self._finish_soon()
+        # The process is exiting (or closed stdout): its exit (connection_lost, once its
+        # pipes are drained too) finishes; on a busy machine that may take a while, and a
+        # process that only closed stdout is reported after EXIT_GRACE anyway.
+        self._finish_within(EXIT_GRACE)
 
     def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
         """Read replies on this thread until ``done()`` (see PipeReader.pump)."""
@@ -325,13 +329,21 @@ class StdioTransport(BlockingTransport):
             # would end the server and what is left in its group.
             self._close_lifeline()
             self._signal_group(signal.SIGKILL)
-        # Let the pipes drain (the last stderr lines matter), but do not wait for a
-        # grandchild that keeps them open.
-        self._finish_soon()
+        # Let the pipes drain (the last stderr lines matter: connection_lost comes when they
+        # are), but do not wait for a grandchild that keeps them open.
+        self._finish_within(DRAIN_GRACE)
 
-    def _finish_soon(self) -> None:
-        if self._finish_timer is None and not self._finished:
-            self._finish_timer = asyncio.get_running_loop().call_later(0.2, self._finish)
+    def _finish_within(self, seconds: float) -> None:
+        """Finish at the latest in ``seconds`` (sooner if already due sooner)."""
+        if self._finished:
+            return
+        loop = asyncio.get_running_loop()
+        timer = self._finish_timer
+        if timer is not None:
+            if timer.when() <= loop.time() + seconds:
+                return
+            timer.cancel()
+        self._finish_timer = loop.call_later(seconds, self._finish)
 
     def _finish(self) -> None:
         if self._finish_timer is not None:  # finished sooner (closed): the timer would hold us
