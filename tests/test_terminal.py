@@ -201,7 +201,7 @@ def test_plain_python_login_without_a_listener_ends_on_enter(demo_oauth: str, tm
         try:
             term.expect("press Enter")
             term.send("")
-            failed = term.expect(r"FAILED [^\r\n]*").group(0)
+            failed = term.expect(r"FAILED [^\r\n]*\r\n").group(0)  # the whole line, not what came so far
             assert "the login to 'o' was cancelled" in failed, failed
             term.expect("next> ")
             term.send("hello")

@@ -228,12 +228,17 @@ class StdioTransport(BlockingTransport):
         """
         data = jsonline.encode(message) + b"\n"
         writer = self._writer
-        if self._finished or writer is None or not writer.write(data):
+        if self._finished or writer is None or self._closing:
             raise ServerExited(
                 f"server {self.describe()!r} is not running{self._exit_text()}",
                 returncode=self.returncode,
                 stderr=self.stderr_text(),
             )
+        if not writer.write(data):
+            # The server closed its stdin: it is ending. Its exit ends this request (and
+            # every other) with the reason, its code and last stderr lines, which raising
+            # now would not know yet; at the latest EXIT_GRACE from now.
+            self._inbox.call(self._finish_within, EXIT_GRACE)
 
     def abandon(self, request_id: int | str) -> None:
         pass  # replies share the one pipe: nothing is held for one request
