@@ -88,12 +88,18 @@ class Answer:
         if event is not None:
             event.set()
 
-    def result(self, timeout: float | None = None) -> Any:
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether it is done, waiting up to ``timeout`` seconds for it."""
         if not self._done:
             if self._event is None:
                 self._event = threading.Event()
-            if not self._done and not self._event.wait(timeout):
-                raise concurrent.futures.TimeoutError
+            if not self._done:
+                self._event.wait(timeout)
+        return self._done
+
+    def result(self, timeout: float | None = None) -> Any:
+        if not self.wait(timeout):
+            raise concurrent.futures.TimeoutError
         if self._error is not None:
             raise self._error
         return self._result

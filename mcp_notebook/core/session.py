@@ -10,7 +10,6 @@ requests.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import inspect
 import threading
 import time
@@ -257,14 +256,13 @@ class ClientSession:
                 if waker is not None and not pending.settled:
                     waker.serve()  # woken: the server asked something, or time to poll
                 continue
-            try:
-                return future.result(step if waker is None else _shortest(step, 0.05))  # type: ignore[no-any-return]
-            except concurrent.futures.TimeoutError:
-                if future.done():
-                    raise  # the server's own answer was a timeout error
-                if waker is not None:
-                    waker.serve()
-                # else: progress may have moved the deadline; look again
+            # Whether it is done, not result()'s TimeoutError: an answer that lands just as
+            # the wait times out, or an error the answer itself is, must not be taken for one.
+            if future.wait(step if waker is None else _shortest(step, 0.05)):
+                return future.result()  # type: ignore[no-any-return]
+            if waker is not None:
+                waker.serve()
+            # else: progress may have moved the deadline; look again
 
     def cancel(self, rid: int) -> None:
         """A person's Cancel (from any thread): the request ends now with RequestCancelled,
