@@ -95,7 +95,7 @@ def test_never_answers_initialize(client: Client) -> None:
     with pytest.raises(StartupError) as info:
         client.add("slow", *faulty_cmd("no-init"), startup_timeout=1)
     message = str(info.value)
-    assert "did not answer initialize within 1 s" in message
+    assert "did not answer within 1 s" in message
     assert "still booting" in message and "faulty.py" in message
     assert client["slow"].status is Status.FAILED
 

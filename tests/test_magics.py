@@ -51,7 +51,7 @@ def line(shell: InteractiveShell, text: str) -> Any:
 def test_add_reports_one_line(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
     run(ip, f"%mcp add demo2 -- {sys.executable} -m mcp_notebook.demo")
     out = capsys.readouterr().out.strip()
-    assert out == "✓ demo2: penguins 1.0.0 · protocol 2025-11-25 · 5 tools, 3 resources, 1 prompt"
+    assert out == "✓ demo2: penguins 1.0.0 · protocol 2026-07-28 · 5 tools, 3 resources, 1 prompt"
     run(ip, "%mcp remove demo2")
 
 

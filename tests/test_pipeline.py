@@ -325,7 +325,7 @@ ADDS = [
     pytest.param(faulty_cmd("crash-at-start"), {}, "StartupError",
                  "exited during startup with code 2; stderr: fatal: MY_API_KEY is not set", id="crash"),
     pytest.param(faulty_cmd("no-init"), {"startup_timeout": 0.5}, "StartupError",
-                 "did not answer initialize within 0.5 s", id="startup-timeout"),
+                 "did not answer within 0.5 s", id="startup-timeout"),
     pytest.param(faulty_cmd("bad-version"), {}, "ProtocolError", "1999-01-01", id="bad-version"),
     pytest.param((), {"url": "http://127.0.0.1:1/mcp", "transport": "http"}, "TransportError",
                  "cannot reach http://127.0.0.1:1/mcp", id="refused"),

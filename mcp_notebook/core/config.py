@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ConfigWarning
+from .era import is_modern
+from .protocol import PROTOCOL_CHOICES
 from .redact import redact_args, redact_mapping, redact_url
 
 TRANSPORTS = ("stdio", "http", "sse", "auto")  # auto: Streamable HTTP, else legacy SSE
@@ -46,6 +48,9 @@ class ServerConfig:
     # Seconds; None: the client's Settings.
     startup_timeout: float | None = None
     request_timeout: float | None = None
+    # The protocol era: "auto" (probe server/discover, fall back to initialize), "legacy"
+    # (initialize only) or one dated version (protocol.PROTOCOL_CHOICES).
+    protocol: str = "auto"
     # Where it came from: "kernel" (added here), "user", "project", "local" or a file's path.
     source: str = "kernel"
 
@@ -58,6 +63,14 @@ class ServerConfig:
         if self.transport not in TRANSPORTS:
             raise ConfigError(
                 f"server {self.name!r}: unknown transport {self.transport!r}; use stdio, http, sse or auto"
+            )
+        if self.protocol not in PROTOCOL_CHOICES:
+            raise ConfigError(
+                f"server {self.name!r}: unknown protocol {self.protocol!r}; use {', '.join(PROTOCOL_CHOICES)}"
+            )
+        if self.transport == "sse" and is_modern(self.protocol):
+            raise ConfigError(
+                f"server {self.name!r}: protocol {self.protocol} has no legacy SSE transport; use http or auto"
             )
         if self.transport == "stdio" and not self.command:
             raise ConfigError(f"server {self.name!r}: a stdio server needs a command")
@@ -101,6 +114,8 @@ class ServerConfig:
         for key in ("startup_timeout", "request_timeout"):
             if getattr(self, key) is not None:
                 parts.append(f"{key}={getattr(self, key)!r}")
+        if self.protocol != "auto":
+            parts.append(f"protocol={self.protocol!r}")
         if self.source != "kernel":
             parts.append(f"source={self.source!r}")
         return f"ServerConfig({', '.join(parts)})"

@@ -29,11 +29,14 @@ from ..errors import (
     RequestTimeout,
     RPCError,
 )
+from . import era, handshake
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
 from .pending import Answer, Pending, PendingRequests, ProgressCallback, Waker
-from .protocol import INVALID_REQUEST, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
+from .protocol import (
+    INVALID_REQUEST,
+)
 from .transports.base import BlockingTransport, Transport
 
 JSON = dict[str, Any]
@@ -60,6 +63,8 @@ class ClientSession:
         self.request_timeout = request_timeout
         self.client_info = client_info or CLIENT_INFO
         self.protocol_version: str | None = None
+        self._meta: JSON | None = None  # modern era: what every request carries in _meta
+        self._log_level: str | None = None
         self.server_info: JSON = {}
         self.server_capabilities: JSON = {}
         self.declared_capabilities: JSON = {}  # what this client declared at initialize
@@ -89,32 +94,56 @@ class ClientSession:
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    async def start(self, timeout: float | None = None) -> JSON:
-        """Start the transport and run the initialize handshake."""
+    async def start(self, timeout: float | None = None, protocol: str = "auto") -> JSON:
+        """Start the transport and find the protocol era (era.py): ``auto`` probes with
+        ``server/discover`` and falls back to ``initialize``; ``legacy`` or a legacy version
+        runs ``initialize`` only; a modern version is spoken as given."""
         self._loop = asyncio.get_running_loop()
         self._requests.loop_thread = threading.get_ident()
         await self.transport.start(self)
         self.declared_capabilities = self.handlers.capabilities()
-        params = {
-            "protocolVersion": LATEST_PROTOCOL_VERSION,
-            "capabilities": self.declared_capabilities,
-            "clientInfo": self.client_info,
-        }
-        result = await self.request("initialize", params, timeout=timeout)
-        version = result.get("protocolVersion")
-        if version not in SUPPORTED_PROTOCOL_VERSIONS:
-            raise ProtocolError(
-                f"server {self.name!r} answered with protocol version {version!r}; "
-                f"mcp-notebook speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)}: "
-                "upgrade the server or mcp-notebook"
-            )
+        return await handshake.open_session(self, timeout, protocol)
+
+    def adopt(self, version: str, result: JSON) -> None:
+        """Speak modern ``version`` from now on (every request carries the _meta), with
+        what the discover ``result`` says of the server."""
+        self.protocol_version = version
+        self._meta = era.request_meta(version, self.declared_capabilities, self.client_info, self._log_level)
+        self.server_info = era.discovered_info(result)
+        capabilities = result.get("capabilities")
+        self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}
+        instructions = result.get("instructions")
+        self.instructions = instructions if isinstance(instructions, str) else None
+        self.transport.on_initialized(version)
+
+    async def initialized(self, version: str, result: JSON) -> None:
+        """The legacy handshake's end: speak ``version`` in this session."""
         self.protocol_version = version
         self.server_info = result.get("serverInfo") or {}
         self.server_capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
         self.transport.on_initialized(version)
         await self.notify("notifications/initialized")
-        return result
+
+    @property
+    def modern(self) -> bool:
+        """Whether this session speaks the modern (stateless, 2026-07-28) era."""
+        return self._meta is not None
+
+    @property
+    def log_level(self) -> str | None:
+        """The level a modern server logs each request at (``_meta``); None: no logs."""
+        return self._log_level
+
+    @log_level.setter
+    def log_level(self, level: str | None) -> None:
+        self._log_level = level
+        if self._meta is not None:
+            self._meta = era.with_meta(None, self._meta)["_meta"]
+            if level is None:
+                self._meta.pop(era.META_LOG_LEVEL, None)
+            else:
+                self._meta[era.META_LOG_LEVEL] = level
 
     async def close(self) -> None:
         if not self._closed:
@@ -138,11 +167,15 @@ class ClientSession:
         """Prepare a request: its id, its message, its place among those in flight."""
         if self._closed:
             raise self.closed_exception()
+        if self._meta is not None and method in era.REMOVED_IN_MODERN:
+            method = era.modern_method(method, self._meta[era.META_PROTOCOL_VERSION], self.name)
         rid = self._requests.new_id()
         message: JSON = {"jsonrpc": "2.0", "id": rid, "method": method}
         if on_progress is not None:
             params = dict(params or {})
             params["_meta"] = {**params.get("_meta", {}), "progressToken": rid}
+        if self._meta is not None:
+            params = era.with_meta(params, self._meta)
         if params is not None:
             message["params"] = params
         pending = self._requests.add(rid, method, self.request_timeout if timeout is ... else timeout, future)
@@ -303,6 +336,7 @@ class ClientSession:
         await self.transport.send(message)
 
     async def ping(self, timeout: float | EllipsisType | None = ...) -> None:
+        """Whether the server answers (``server/discover`` on a modern server: it has no ping)."""
         await self.request("ping", timeout=timeout)
 
     # -- receiving (called by the transport: on the loop, or a response on a blocking

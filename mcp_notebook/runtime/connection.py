@@ -15,7 +15,9 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..core.config import ServerConfig
+from ..core.era import is_modern
 from ..core.oauth import OAuth, OAuthSettings
+from ..core.protocol import UNSUPPORTED_PROTOCOL_VERSION
 from ..core.session import ClientSession, ProgressCallback
 from ..core.transports import (
     AuthChallenge,
@@ -32,6 +34,7 @@ from ..errors import (
     MCPError,
     NotConnected,
     RequestTimeout,
+    RPCError,
     ServerExited,
     SessionExpired,
     StartupError,
@@ -59,6 +62,7 @@ class Connection:
         self.auth: OAuth | None = None  # OAuth for a remote server (made on first connect)
         self.listeners: list[Listener] = []  # fn(method, params) for each notification
         self.subscriptions: dict[str, list[Listener]] = {}  # uri -> fn(uri, params)
+        self.protocol_seen: str | None = None  # the version the last session settled on
         self._renewing: asyncio.Lock | None = None
         self._renew_task: asyncio.Future[None] | None = None
 
@@ -141,7 +145,15 @@ class Connection:
         session.add_listener(self._on_notification)
         timeout = self._startup_timeout()
         try:
-            await session.start(timeout=timeout)
+            try:
+                await session.start(timeout=timeout, protocol=self._protocol_for(kind))
+            except RPCError as e:
+                if e.code != UNSUPPORTED_PROTOCOL_VERSION or self.protocol_seen is None:
+                    raise
+                # It spoke legacy last time, and no longer does (upgraded): probe afresh.
+                self.protocol_seen = None
+                await session.close()
+                return await self._connect_with(kind)
         except BaseException as e:
             error = self._startup_error(e, timeout, transport)
             await session.close()
@@ -151,7 +163,19 @@ class Connection:
             if error is None:
                 raise
             raise error from None
+        self.protocol_seen = session.protocol_version
         self.status = Status.CONNECTED
+
+    def _protocol_for(self, kind: str) -> str:
+        """What the session is told to speak: the config's pin; else legacy on SSE (it has
+        no modern form) or for a server seen speaking legacy (a legacy server pays the
+        probe once, not per reconnect); else auto."""
+        pinned = self.config.protocol
+        if pinned != "auto":
+            return pinned
+        if kind == "sse" or (self.protocol_seen is not None and not is_modern(self.protocol_seen)):
+            return "legacy"
+        return "auto"
 
     def _startup_timeout(self) -> float:
         for value in (self.startup_timeout, self.config.startup_timeout):
@@ -177,7 +201,7 @@ class Connection:
         if isinstance(e, RequestTimeout):
             check = "check the URL and that the server is up" if remote else "check the command"
             return StartupError(
-                f"{what} did not answer initialize within {timeout:g} s{transport.failure_detail()}; "
+                f"{what} did not answer within {timeout:g} s{transport.failure_detail()}; "
                 f"{check}, or raise startup_timeout"
             )
         if isinstance(e, ServerExited):

@@ -1,0 +1,121 @@
+"""Opening a session: which era the server speaks (era.py), then ``server/discover``
+adopted or the legacy ``initialize`` handshake run. The session does the sending."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ProtocolError, RequestTimeout, RPCError
+from . import era
+from .protocol import (
+    LATEST_MODERN_VERSION,
+    LATEST_PROTOCOL_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
+from .transports.httpbase import AuthChallenge, HttpStatusError
+
+if TYPE_CHECKING:
+    from .session import ClientSession
+
+JSON = dict[str, Any]
+
+# How long auto waits for a server/discover answer before taking silence for a legacy
+# server (at most half the startup timeout). Known legacy servers answer with an error at
+# once; a dual-era server too slow to start answers the initialize that follows with
+# -32022, and is probed again.
+PROBE_TIMEOUT = 3.0
+
+
+async def open_session(session: ClientSession, timeout: float | None, protocol: str) -> JSON:
+    """``auto`` probes with ``server/discover`` and falls back to ``initialize``;
+    ``legacy`` or a legacy version runs ``initialize`` only; a modern version is spoken as
+    given (an error if the server does not). The whole start keeps within ``timeout``."""
+    if protocol == "legacy" or protocol in SUPPORTED_PROTOCOL_VERSIONS:
+        return await initialize(session, timeout, None if protocol == "legacy" else protocol)
+    pinned = protocol != "auto"
+    version = protocol if pinned else LATEST_MODERN_VERSION
+    deadline = None if timeout is None else time.monotonic() + timeout
+    for attempt in (0, 1):
+        wait = _left(deadline)
+        if not pinned and wait is not None:
+            wait = min(wait / 2, PROBE_TIMEOUT)
+        try:
+            result = await discover(session, version, wait)
+        except RPCError as e:
+            verdict = era.after_probe_error(e, version, session.name, first=attempt == 0)
+            if pinned and verdict.era != "modern":
+                raise _not_spoken(session.name, version, e) from None
+        except (RequestTimeout, HttpStatusError) as e:
+            if pinned or isinstance(e, AuthChallenge):
+                raise
+            verdict = era.LEGACY  # silence, or an HTTP error with no JSON-RPC answer in it
+        else:
+            verdict = era.after_discover(result, session.name)
+            if verdict.era == "modern":
+                session.adopt(verdict.version or version, result)
+                return result
+            if pinned:
+                raise _not_spoken(session.name, version, None)
+        if verdict.era == "retry" and verdict.version:
+            version = verdict.version
+            continue
+        if verdict.era == "modern":
+            session.adopt(verdict.version or version, {})
+            return {}
+        try:
+            return await initialize(session, _left(deadline), None)
+        except RPCError as e:
+            # A probe that timed out here but reached a slow starter locked it modern: its
+            # -32022 names the versions; probe once more.
+            shared = [v for v in MODERN_PROTOCOL_VERSIONS if v in era.supported_versions(e)]
+            if e.code != UNSUPPORTED_PROTOCOL_VERSION or not shared or attempt:
+                raise
+            version = shared[0]
+    raise ProtocolError(f"server {session.name!r} did not settle on a protocol version")  # pragma: no cover
+
+
+async def discover(session: ClientSession, version: str, timeout: float | None) -> JSON:
+    """``server/discover`` at ``version`` (its _meta says so, whatever the session's era)."""
+    meta = era.request_meta(version, session.declared_capabilities, session.client_info)
+    return await session.request("server/discover", {"_meta": meta}, timeout=timeout)
+
+
+async def initialize(session: ClientSession, timeout: float | None, version: str | None) -> JSON:
+    """The legacy handshake, offering ``version`` (default: the newest legacy one)."""
+    params = {
+        "protocolVersion": version or LATEST_PROTOCOL_VERSION,
+        "capabilities": session.declared_capabilities,
+        "clientInfo": session.client_info,
+    }
+    result = await session.request("initialize", params, timeout=timeout)
+    answered = result.get("protocolVersion")
+    if not isinstance(answered, str) or answered not in SUPPORTED_PROTOCOL_VERSIONS:
+        raise ProtocolError(
+            f"server {session.name!r} answered with protocol version {answered!r}; "
+            f"mcp-notebook speaks {', '.join((*MODERN_PROTOCOL_VERSIONS, *SUPPORTED_PROTOCOL_VERSIONS))}: "
+            "upgrade the server or mcp-notebook"
+        )
+    if version is not None and answered != version:
+        raise ProtocolError(
+            f"server {session.name!r} answered initialize with protocol {answered}, not the {version} asked for; "
+            "use protocol auto to let mcp-notebook choose"
+        )
+    await session.initialized(answered, result)
+    return result
+
+
+def _not_spoken(server: str, version: str, error: RPCError | None) -> ProtocolError:
+    why = f" ({error.message})" if error is not None and error.message else ""
+    return ProtocolError(
+        f"server {server!r} does not speak protocol {version}{why}; use protocol auto to let mcp-notebook choose"
+    )
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(deadline - time.monotonic(), 0.001)
+
+
+__all__ = ["PROBE_TIMEOUT", "discover", "initialize", "open_session"]
