@@ -145,11 +145,12 @@ class RequestCancelled(MCPError):
 class RPCError(MCPError):
     """A JSON-RPC error object from the server: ``code``, ``message`` and ``data``."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(self, code: int, message: str, data: Any = None, *, http_status: int | None = None) -> None:
         super().__init__(f"{message} (code {code})")
         self.code = code
         self.message = message
         self.data = data
+        self.http_status = http_status  # the HTTP status it came with, when it was an error page
 
     def __repr__(self) -> str:
         return f"RPCError(code={self.code}, message={self.message!r})"

@@ -20,6 +20,7 @@ from ..errors import ProtocolError, RPCError
 from .protocol import (
     LATEST_MODERN_VERSION,
     LEGACY_PROTOCOL_VERSIONS,
+    METHOD_NOT_FOUND,
     MODERN_ERRORS,
     MODERN_PROTOCOL_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -113,9 +114,18 @@ def after_probe_error(error: RPCError, tried: str, server: str, *, first: bool) 
         if supported and not any(v in LEGACY_PROTOCOL_VERSIONS for v in supported) and not shared:
             raise incompatible(server, supported)
         return LEGACY
-    if error.code in MODERN_ERRORS:
-        return Verdict("modern", tried)
+    if error.code in MODERN_ERRORS or (error.code == METHOD_NOT_FOUND and error.http_status == 404):
+        return Verdict("modern", tried)  # (a modern HTTP server answers an unknown method 404)
     return LEGACY
+
+
+def legacy_sse_answer(error: Exception) -> bool:
+    """Whether an HTTP answer to ``initialize`` means a legacy HTTP+SSE server is there
+    instead (the spec's fallback): a 400, 404 or 405 that is not a modern error."""
+    status = getattr(error, "status", None) if not isinstance(error, RPCError) else error.http_status
+    if status not in (400, 404, 405):
+        return False
+    return not (isinstance(error, RPCError) and error.code in MODERN_ERRORS)
 
 
 def supported_versions(error: RPCError) -> list[str]:
@@ -156,6 +166,7 @@ __all__ = [
     "discovered_info",
     "incompatible",
     "is_modern",
+    "legacy_sse_answer",
     "modern_method",
     "request_meta",
     "supported_versions",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..core.config import ServerConfig
-from ..core.era import is_modern
+from ..core.era import is_modern, legacy_sse_answer
 from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import UNSUPPORTED_PROTOCOL_VERSION
 from ..core.session import ClientSession, ProgressCallback
@@ -109,8 +109,8 @@ class Connection:
             # answered 400, 404 or 405 means a legacy HTTP+SSE server.
             try:
                 return await self._connect_with("http")
-            except HttpStatusError as e:
-                if e.status not in (400, 404, 405):
+            except (HttpStatusError, RPCError) as e:
+                if not legacy_sse_answer(e):
                     raise
             return await self._connect_with("sse")
         return await self._connect_with(self.config.transport)

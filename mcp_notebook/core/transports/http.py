@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 import httpx
 
-from ...errors import MCPError, ProtocolError, RequestTimeout, SessionExpired, TransportError
+from ...errors import MCPError, ProtocolError, RequestTimeout, RPCError, SessionExpired, TransportError
+from ..era import META_PROTOCOL_VERSION, is_modern
 from .base import BlockingTransport, MessageSink
 from .eventstream import EventTooLarge, iter_events
 from .httpbase import (
@@ -40,6 +41,50 @@ _MAX_RESUMES = 5  # reconnections in a row that bring nothing new before giving 
 # What a POST's answer holds: nothing to read (202), an error page, the reply as JSON, or
 # an event stream that carries it.
 AnswerKind = Literal["", "error", "application/json", "text/event-stream"]
+
+
+def message_version(message: dict[str, Any] | None) -> str | None:
+    """The protocol version a modern request's _meta names."""
+    params = message.get("params") if message else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    return version if isinstance(version, str) else None
+
+
+def standard_headers(message: dict[str, Any]) -> dict[str, str]:
+    """A modern request's routing headers: ``Mcp-Method``, and ``Mcp-Name`` (the tool's or
+    prompt's name, the resource's URI) where the spec asks for it."""
+    method = message.get("method")
+    if not isinstance(method, str):
+        return {}
+    headers = {"Mcp-Method": method}
+    params = message.get("params")
+    key = NAMED.get(method)
+    value = params.get(key) if key and isinstance(params, dict) else None
+    if isinstance(value, str) and value.isascii() and value.isprintable() and value == value.strip():
+        headers["Mcp-Name"] = value
+    return headers
+
+
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def rpc_error_page(response: httpx.Response) -> RPCError | None:
+    """The JSON-RPC error an HTTP error page carries, if it is one (a 4xx from a modern
+    server: -32020 header mismatch, -32022 unsupported version …)."""
+    if response.status_code in (401, 403) or response.status_code >= 500:
+        return None
+    try:
+        body = json.loads(response.content[:65536])
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or isinstance(error.get("code"), bool) or not isinstance(error.get("code"), int):
+        return None
+    text = error.get("message")
+    return RPCError(
+        error["code"], text if isinstance(text, str) else "", error.get("data"), http_status=response.status_code
+    )
 
 
 def _lost(shown: str, cursor: Cursor | None = None) -> TransportError:
@@ -122,12 +167,18 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
 
     # -- one exchange: POST a message, take its answer ---------------------------------
 
-    def _request_headers(self, auth: dict[str, str] | None = None) -> dict[str, str]:
+    def _request_headers(
+        self, auth: dict[str, str] | None = None, message: dict[str, Any] | None = None
+    ) -> dict[str, str]:
         headers = {"Accept": _ACCEPT, "Content-Type": "application/json"}
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
-        if self.protocol_version:
-            headers["MCP-Protocol-Version"] = self.protocol_version
+        # A modern request says its version in _meta; the header must say the same.
+        version = message_version(message) or self.protocol_version
+        if version:
+            headers["MCP-Protocol-Version"] = version
+        if message is not None and is_modern(version):
+            headers.update(standard_headers(message))
         if auth:
             headers.update(auth)
         return headers
@@ -165,6 +216,9 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         if status == 404 and sent_session:
             # The spec: a 404 on a session means it is over; a new one must be started.
             raise SessionExpired(f"{self.shown} ended the session (HTTP 404)")
+        answer = rpc_error_page(response)
+        if answer is not None:
+            raise answer  # a JSON-RPC error sent as an error page (a modern server's way)
         hint = {401: "it needs authorization", 403: "access is forbidden", 404: "wrong URL"}
         why = hint.get(status, response.reason_phrase)
         cls = AuthChallenge if self.auth is not None and status in (401, 403) else HttpStatusError
@@ -199,7 +253,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         tries = 0
         while True:
             sent_session = self.session_id
-            headers = self._request_headers(await self.auth.header() if self.auth is not None else None)
+            headers = self._request_headers(await self.auth.header() if self.auth is not None else None, message)
             try:
                 request = client.build_request("POST", self.url, content=body, headers=headers)
                 response = await client.send(request, stream=True)
@@ -375,7 +429,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         body = json.dumps(message, separators=(",", ":"))
         sent_session = self.session_id
         read = timeout if timeout is not None else self.read_timeout
-        headers = self._request_headers(self.auth.header_now() if self.auth is not None else None)
+        headers = self._request_headers(self.auth.header_now() if self.auth is not None else None, message)
         try:
             timeouts = self._timeouts(read)
             request = client.build_request("POST", self.url, content=body, headers=headers, timeout=timeouts)
