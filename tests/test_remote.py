@@ -110,12 +110,13 @@ def test_subscriptions_over_http(client: Client, everything_url: str) -> None:
 
 def test_expired_session_renews_reads_but_never_resends_a_call(client: Client) -> None:
     """The demo server (the official SDK) restarted on the same port forgets its sessions:
-    it answers the old one with 404, as the spec says."""
+    it answers the old one with 404, as the spec says. (Sessions are the legacy era's: the
+    demo speaks both, so it is pinned to legacy here.)"""
     port = free_port()
     command = [sys.executable, "-m", "mcp_notebook.demo", "--http", str(port)]
     proc = serve(command, port)
     try:
-        server = client.add("demo", url=f"http://127.0.0.1:{port}/mcp")
+        server = client.add("demo", url=f"http://127.0.0.1:{port}/mcp", protocol="legacy")
         client.approval.mode = "never"
         for _ in range(2):
             proc.kill()

@@ -174,6 +174,7 @@ class Client:
         oauth: Mapping[str, Any] | None = None,
         startup_timeout: float | None = None,
         request_timeout: float | None = None,
+        protocol: str = "auto",
         connect: bool = True,
     ) -> Server:
         """Register a server (replacing one of the same name) and connect to it.
@@ -184,7 +185,8 @@ class Client:
         stays registered with status ``failed`` (or ``needs_auth``) and the error is
         raised; ``restart`` tries again. ``python`` as the command means this Python
         (``sys.executable``). ``startup_timeout`` and ``request_timeout`` (seconds) override
-        the Settings for this server.
+        the Settings for this server. ``protocol``: ``auto`` (ask the server, prefer
+        2026-07-28), ``legacy`` (the initialize handshake) or one dated version.
         """
         check_server_name(name)
         config = ServerConfig(
@@ -199,6 +201,7 @@ class Client:
             oauth=dict(oauth or {}),
             startup_timeout=startup_timeout,
             request_timeout=request_timeout,
+            protocol=protocol,
         )
         return await self._add_config(steps, config, connect=connect)
 
