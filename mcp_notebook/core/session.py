@@ -330,6 +330,8 @@ class ClientSession:
             self._loop.call_soon_threadsafe(self._spawn, self._send_quietly(message))
 
     async def notify(self, method: str, params: JSON | None = None) -> None:
+        if self._meta is not None and method in era.REMOVED_IN_MODERN:
+            return  # e.g. roots/list_changed: a modern server asks for roots with each request
         message: JSON = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
