@@ -17,9 +17,11 @@ import csv
 import json
 import statistics
 from importlib import resources
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp_types import Completion, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -202,14 +204,19 @@ class Observation(BaseModel):
     sex: Literal["male", "female"] = Field("female", description="Sex")
 
 
+def _ask_observation() -> Elicit[Observation]:
+    # Resolve/Elicit asks in whichever era the client speaks: elicitation/create mid-call
+    # (2025-11-25 and before), an input-required round (2026-07-28); ctx.elicit only the first.
+    return Elicit("Describe the penguin you saw", Observation)
+
+
 @server.tool(
     title="Record a new penguin",
     annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
 )
-async def add_observation(ctx: Context) -> str:
+def add_observation(answer: Annotated[ElicitationResult[Observation], Resolve(_ask_observation)]) -> str:
     """Ask the user for a new observation (elicitation) and add it."""
-    answer = await ctx.elicit("Describe the penguin you saw", Observation)
-    if answer.action != "accept":
+    if not isinstance(answer, AcceptedElicitation):
         return f"nothing recorded (the user chose {answer.action})"
     row = {**answer.data.model_dump(), "bill_length_mm": None, "bill_depth_mm": None, "flipper_length_mm": None}
     ROWS.append({**row, "year": 2026})
