@@ -267,9 +267,9 @@ def test_registration_says_native_and_offline_access_only_when_listed() -> None:
             client.token_store = MemoryStore()
             try:
                 server = client.add("o", url=url)
-                assert server.call_tool("application_types").structured["result"] == ["native"]
                 assert server.call_tool("granted").structured["result"] == scopes
                 assert browser.logins[0].scopes == " ".join(sorted(scopes, reverse=True))
+                assert server.call_tool("application_types").structured["result"] == ["native"]
             finally:
                 client.close()
 
