@@ -11,6 +11,7 @@ import stat
 import sys
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -23,6 +24,7 @@ from test_remote import free_port, running, serve
 from mcp_notebook import Client, LoginRequired, Status
 from mcp_notebook.core.oauth import LoginRequest
 from mcp_notebook.core.tokens import FileStore, MemoryStore
+from mcp_notebook.errors import AuthError
 from mcp_notebook.runtime.interaction import ConsoleInteraction
 
 
@@ -180,3 +182,156 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
     saved = nbformat.writes(notebook)
     for secret in secrets:
         assert secret not in saved, "a token or client secret was shown"
+
+
+# -- 2026-07-28's authorization rules, against the same server playing them (its options) --
+
+
+@contextmanager
+def oauth_server(*options: str, port: int = 0) -> Iterator[str]:
+    port = port or free_port()
+    with running([sys.executable, str(SERVERS / "oauth_server.py"), str(port), *options], port):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+class Recorder(Browser):
+    """The browser, remembering each login it was asked to do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.logins: list[LoginRequest] = []
+
+    async def alogin(self, request: LoginRequest) -> str:
+        self.logins.append(request)
+        return authorize(request.url)
+
+
+@pytest.mark.parametrize(
+    ("mode", "refusal"),
+    [
+        ("correct", None),
+        ("missing", r"server 'o': the login answer lacks the iss its authorization server \(http://127\.0\.0\.1:"),
+        ("wrong", r"server 'o': the login answer names another issuer than http://127\.0\.0\.1:\d+ \(RFC 9207\)"),
+        ("unadvertised-wrong", r"server 'o': the login answer names another issuer than http://127\.0\.0\.1:\d+ "),
+    ],
+)
+def test_login_answer_iss_is_checked(mode: str, refusal: str | None, tmp_path: Path) -> None:
+    """RFC 9207: the issuer the answer names must be the one logged in at, and be there when
+    the metadata promises it; otherwise its code is never redeemed (no token kept)."""
+    with oauth_server("--iss", mode) as url:
+        client = Client(interaction=Recorder())
+        client.token_store = FileStore(tmp_path / "tokens.json")
+        try:
+            if refusal is None:
+                server = client.add("o", url=url)
+                assert server.call_tool("issued").structured["result"] == 1
+            else:
+                with pytest.raises(AuthError, match=refusal) as caught:
+                    client.add("o", url=url)
+                assert "\n" not in str(caught.value) and "log in again" in str(caught.value)
+                assert "evil" not in str(caught.value)  # what an impostor says is not repeated
+                assert client["o"].status is Status.FAILED
+                kept = json.loads((tmp_path / "tokens.json").read_text())
+                assert kept and not any(entry.get("tokens") for entry in kept.values())  # registered, no token
+        finally:
+            client.close()
+
+
+def test_metadata_naming_another_issuer_is_refused() -> None:
+    """RFC 8414 section 3.3: metadata whose issuer is not the one it was fetched for is not
+    used: no registration, no browser opened, one line saying why."""
+    with oauth_server("--metadata-issuer", "https://attacker.example") as url:
+        browser = Recorder()
+        client = Client(interaction=browser)
+        client.token_store = MemoryStore()
+        try:
+            with pytest.raises(
+                AuthError,
+                match=r"server 'o': the metadata at http://127\.0\.0\.1:\d+/\.well-known/oauth-authorization-"
+                r"server does not name http://127\.0\.0\.1:\d+ as its issuer",
+            ):
+                client.add("o", url=url)
+            assert browser.logins == []
+        finally:
+            client.close()
+        assert httpx.post(url.replace("/mcp", "/register"), json={}).status_code == 400  # the AS is there, unused
+
+
+def test_registration_says_native_and_offline_access_only_when_listed() -> None:
+    """Dynamic registration sends application_type "native" (a loopback redirect); the
+    scope asked for gains offline_access only where the authorization server lists it."""
+    for options, scopes in ((["--offline-access"], ["offline_access", "read"]), ([], ["read"])):
+        with oauth_server(*options) as url:
+            browser = Recorder()
+            client = Client(interaction=browser)
+            client.token_store = MemoryStore()
+            try:
+                server = client.add("o", url=url)
+                assert server.call_tool("granted").structured["result"] == scopes
+                assert browser.logins[0].scopes == " ".join(sorted(scopes, reverse=True))
+                assert server.call_tool("application_types").structured["result"] == ["native"]
+            finally:
+                client.close()
+
+
+def test_moved_server_registers_at_its_new_authorization_server(tmp_path: Path) -> None:
+    """A server whose resource metadata names another authorization server: its client
+    registers there afresh (the old registration is never shown to the new one); the store
+    keeps each issuer's registration under that issuer. The store written before the move
+    is what the client starts from."""
+    port = free_port()
+    store = tmp_path / "tokens.json"
+    with oauth_server(port=port) as url:
+        client = Client(interaction=Recorder())
+        client.token_store = FileStore(store)
+        try:
+            first = client.add("o", url=url).call_tool("registrations").structured["result"]
+        finally:
+            client.close()
+    assert len(first) == 1
+    with oauth_server("--issuer-host", "localhost", port=port) as url:  # the same server, another AS
+        browser = Recorder()
+        client = Client(interaction=browser)
+        client.token_store = FileStore(store)
+        try:
+            server = client.add("o", url=url)
+            second = server.call_tool("registrations").structured["result"]
+            assert server.call_tool("application_types").structured["result"] == ["native"]
+        finally:
+            client.close()
+    assert len(second) == 1 and second != first
+    assert [request.issuer for request in browser.logins] == [f"http://localhost:{port}"]
+    kept = json.loads(store.read_text())
+    clients = {key.split()[-1]: entry["client"]["client_id"] for key, entry in kept.items() if "client" in entry}
+    assert clients == {f"http://127.0.0.1:{port}": first[0], f"http://localhost:{port}": second[0]}
+
+
+def test_pre_registered_client_is_not_taken_to_another_authorization_server(tmp_path: Path) -> None:
+    """A client id registered by hand belongs to one authorization server: when the server
+    moves, the login stops with one line saying what to do, and the id goes nowhere else."""
+    port = free_port()
+    store = FileStore(tmp_path / "tokens.json")
+    redirect_port = free_port()
+    with oauth_server(port=port) as url:
+        body = {"redirect_uris": [f"http://127.0.0.1:{redirect_port}/callback"], "token_endpoint_auth_method": "none",
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]}  # fmt: skip
+        client_id = httpx.post(url.replace("/mcp", "/register"), json=body).json()["client_id"]
+        client = Client(interaction=Recorder())
+        client.token_store = store
+        oauth = {"client_id": client_id, "redirect_port": redirect_port}
+        try:
+            assert client.add("o", url=url, oauth=oauth).call_tool("issued").structured["result"] == 1
+        finally:
+            client.close()
+    with oauth_server("--issuer-host", "localhost", port=port) as url:
+        browser = Recorder()
+        client = Client(interaction=browser)
+        client.token_store = store
+        try:
+            with pytest.raises(AuthError, match=rf"server 'o' moved from the authorization server http://127\.0\.0\.1:"
+                               rf"{port} to http://localhost:{port}; its pre-registered client id belongs to the old "
+                               r"one: register a client at the new one and give its id"):  # fmt: skip
+                client.add("o", url=url, oauth=oauth)
+            assert browser.logins == []
+        finally:
+            client.close()

@@ -2,9 +2,10 @@
 
 The ``resource_metadata`` of a 401's challenge, else the RFC 9728 well-known URLs (the
 path-aware one first); then the authorization server's RFC 8414 / OpenID Connect metadata in
-the MCP spec's order. A 2025-03-26 server has neither: its own origin is the authorization
-server, with the default endpoints. Every address found here is checked (links.py) before a
-browser opens it or a secret is sent to it.
+the MCP spec's order, used only when its ``issuer`` is the one it was fetched for (RFC 8414
+section 3.3: a document naming another issuer may be an impersonation). A 2025-03-26 server
+has neither: its own origin is the authorization server, with the default endpoints. Every
+address found here is checked (links.py) before a browser opens it or a secret is sent to it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "parse_challenge",
     "require_safe",
     "response_json",
+    "same_issuer",
 ]
 
 JSON = dict[str, Any]
@@ -37,7 +39,7 @@ class Discovery:
     """What discovery found for one server URL."""
 
     resource: str  # the RFC 8707 resource that tokens are asked for
-    issuer: str
+    issuer: str  # as the validated metadata spells it: RFC 9207 compares the login answer's iss with it
     metadata: JSON  # the authorization server's (or the 2025-03-26 defaults)
     scopes_supported: list[str] | None = None
     prm_found: bool = False  # the server published resource metadata (2025-06-18 and later)
@@ -104,21 +106,21 @@ async def discover(http: httpx.AsyncClient, server: str, url: str, challenge: di
         require_safe(server, "authorization server", issuer)
     else:
         issuer = origin(url)  # 2025-03-26: the server's own origin
-    metadata = await _metadata(http, issuer)
+    metadata = await _metadata(http, server, issuer)
     for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
         if metadata.get(key) is not None:
             require_safe(server, key.replace("_", " "), metadata[key])
     scopes = prm.get("scopes_supported") if prm else None
     return Discovery(
         resource,
-        str(metadata.get("issuer") or issuer),
+        str(metadata["issuer"]),
         metadata,
         scopes if isinstance(scopes, list) else None,
         prm is not None,
     )
 
 
-async def _metadata(http: httpx.AsyncClient, issuer: str) -> JSON:
+async def _metadata(http: httpx.AsyncClient, server: str, issuer: str) -> JSON:
     parts = urlsplit(issuer)
     home, path = f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
     if path:
@@ -130,10 +132,27 @@ async def _metadata(http: httpx.AsyncClient, issuer: str) -> JSON:
     for url in urls:
         data = await _get_json(http, url)
         if data is not None:
+            if not same_issuer(data.get("issuer"), issuer):
+                raise AuthError(
+                    f"server {server!r}: the metadata at {url} does not name {issuer} as its issuer, so it may "
+                    "not be that authorization server's; not logging in (its operator must fix the metadata)"
+                )
             return data
     # No metadata (2025-03-26): the default endpoints at the issuer's origin.
     return {"issuer": issuer, "authorization_endpoint": f"{home}/authorize", "token_endpoint": f"{home}/token",
             "registration_endpoint": f"{home}/register"}  # fmt: skip
+
+
+def same_issuer(found: object, expected: str) -> bool:
+    """Whether a metadata document's ``issuer`` is the one its well-known URL was built from:
+    the same string (RFC 8414 section 3.3), but for a path-less issuer with or without its
+    trailing "/" (both build the same well-known URL, and URL libraries add that slash)."""
+    if not isinstance(found, str):
+        return False
+    if found == expected:
+        return True
+    bare, found_bare = expected.removesuffix("/"), found.removesuffix("/")
+    return bare == found_bare and urlsplit(bare).path == ""
 
 
 def response_json(response: httpx.Response) -> JSON:
@@ -147,7 +166,8 @@ def response_json(response: httpx.Response) -> JSON:
 
 async def _get_json(http: httpx.AsyncClient, url: str) -> JSON | None:
     try:
-        response = await http.get(url, headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+        # No MCP-Protocol-Version: these are OAuth documents, not MCP messages.
+        response = await http.get(url, headers={"Accept": "application/json"})
     except httpx.HTTPError:
         return None
     if response.status_code != 200:

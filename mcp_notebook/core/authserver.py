@@ -20,6 +20,7 @@ import httpx
 
 from ..errors import AuthError
 from .authdiscovery import Discovery, origin, response_json
+from .links import is_loopback
 
 __all__ = [
     "Registration",
@@ -109,14 +110,27 @@ def authorization_url(discovery: Discovery, query: dict[str, str]) -> str:
     return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(query)}"
 
 
-def code_from(server: str, landed: str, state: str) -> str:
-    """The authorization code in the URL the browser landed on, once its ``state`` matches."""
+def code_from(server: str, landed: str, state: str, issuer: str, iss_required: bool = False) -> str:
+    """The authorization code in the URL the browser landed on, once its ``state`` matches
+    and its RFC 9207 ``iss`` is ``issuer`` (the validated metadata's, compared as plain
+    strings: no normalisation). ``iss_required``: the metadata promised ``iss``. Nothing in
+    an answer that fails these checks is used or shown, its ``error`` included."""
     params = {k: v[0] for k, v in parse_qs(urlsplit(landed).query).items()}
+    if params.get("state") != state:
+        raise AuthError(f"server {server!r}: the login answer's state does not match; try logging in again")
+    if "iss" in params and params["iss"] != issuer:
+        raise AuthError(
+            f"server {server!r}: the login answer names another issuer than {issuer} (RFC 9207), so it did not "
+            "come from that authorization server; not using it (log in again, and only through the link shown)"
+        )
+    if "iss" not in params and iss_required:
+        raise AuthError(
+            f"server {server!r}: the login answer lacks the iss its authorization server ({issuer}) promises "
+            "(RFC 9207); not using it (log in again, and only through the link shown)"
+        )
     if "error" in params:
         why = params.get("error_description") or params["error"]
         raise AuthError(f"server {server!r}: the authorization server refused the login: {why}")
-    if params.get("state") != state:
-        raise AuthError(f"server {server!r}: the login answer's state does not match; try logging in again")
     if "code" not in params:
         raise AuthError(f"server {server!r}: the login answer has no authorization code; try again")
     return params["code"]
@@ -128,6 +142,9 @@ async def register(
     """Dynamic Client Registration (RFC 7591) at ``endpoint``."""
     method = "none" if "none" in supported else supported[0]
     body = {
+        # OpenID Connect registration takes a missing application_type as "web", which
+        # refuses loopback redirect URIs: say "native" for those (SEP-837).
+        "application_type": "native" if is_loopback(urlsplit(redirect).hostname) else "web",
         "client_name": client_name,
         "redirect_uris": [redirect],
         "grant_types": ["authorization_code", "refresh_token"],

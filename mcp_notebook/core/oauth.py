@@ -9,6 +9,13 @@ part (opening the authorization URL, landing on the redirect) is a ``login`` cal
 runtime supplies. Tokens are refreshed before they expire and on a 401; on a 403
 ``insufficient_scope`` the flow runs again with the larger scope set.
 
+2026-07-28 additions, applied whatever the server's era: the login answer's RFC 9207 ``iss``
+must be the issuer the validated metadata names (and be there when the metadata promises it);
+a registration says its ``application_type``; ``offline_access`` is asked for only when the
+authorization server lists it. Registrations and tokens are kept per issuer: when a server
+moves to another authorization server, nothing of the old one is sent to the new one, and the
+client registers there afresh (or uses what it kept from an earlier visit).
+
 This module runs the flow and keeps its state (tokens, the client registration, in the token
 store); authdiscovery.py finds the authorization server, authserver.py talks to it. Tokens
 and client secrets never appear in reprs, errors or logs.
@@ -163,7 +170,8 @@ class OAuth:
         """A 403 with ``error="insufficient_scope"``: authorize again for the larger set."""
         challenge = parse_challenge(challenge_header)
         async with self._lock:
-            have = set((self._tokens.scope if self._tokens else None) or (self._scopes_asked or "").split())
+            # What was granted (else asked for) stays: the challenge may name only what is missing.
+            have = set(((self._tokens.scope if self._tokens else None) or self._scopes_asked or "").split())
             want = have | set(challenge.get("scope", "").split())
             await self._authorize(challenge, " ".join(sorted(want)) or None)
 
@@ -202,6 +210,7 @@ class OAuth:
             scopes = self.settings.scopes or challenge.get("scope")
             if scopes is None and discovery.scopes_supported:
                 scopes = " ".join(discovery.scopes_supported)
+        scopes = with_offline_access(scopes, discovery.metadata.get("scopes_supported"))
         self._scopes_asked = scopes
         client = await self._client_for(http, discovery)
         verifier, code_challenge = pkce()
@@ -220,9 +229,10 @@ class OAuth:
         request = LoginRequest(
             self.server, authorization_url(discovery, query), query["redirect_uri"], discovery.issuer, scopes
         )
+        iss_required = discovery.metadata.get("authorization_response_iss_parameter_supported") is True
         form = {
             "grant_type": "authorization_code",
-            "code": code_from(self.server, await self.login(request), state),
+            "code": code_from(self.server, await self.login(request), state, discovery.issuer, iss_required),
             "redirect_uri": query["redirect_uri"],
             "code_verifier": verifier,
             "resource": discovery.resource,
@@ -253,9 +263,18 @@ class OAuth:
 
     async def _discover(self, http: httpx.AsyncClient, challenge: dict[str, str]) -> Discovery:
         discovery = await discover(http, self.server, self.url, challenge)
-        if self.issuer is not None and discovery.issuer != self.issuer:
-            self._tokens = self._client = None  # another issuer: nothing of the old one applies
-        self.issuer = discovery.issuer
+        if discovery.issuer != self.issuer:
+            client = self._client
+            if self.issuer is not None and client is not None and client.client_id == self.settings.client_id:
+                raise AuthError(
+                    f"server {self.server!r} moved from the authorization server {self.issuer} to "
+                    f"{discovery.issuer}; its pre-registered client id belongs to the old one: register a client "
+                    f"at the new one and give its id (%mcp add ... --client-id), or log out to use the id there"
+                )
+            # Another authorization server: nothing of the old one is sent to it; what was
+            # kept for this one (from an earlier visit) applies, else it registers afresh.
+            self._tokens, self._client = self._entry(discovery.issuer)
+            self.issuer = discovery.issuer
         return discovery
 
     async def _client_for(self, http: httpx.AsyncClient, discovery: Discovery) -> Registration:
@@ -294,7 +313,7 @@ class OAuth:
         return f"{canonical_resource(self.url)} {issuer}"
 
     def _load_any(self) -> None:
-        """Tokens saved for this URL (by any issuer seen before) are used until a 401 says
+        """Tokens saved for this URL (by the issuer seen last) are used until a 401 says
         otherwise; a different URL or issuer never shares them."""
         if self._loaded:
             return
@@ -302,23 +321,29 @@ class OAuth:
         issuer = self.issuer or self._remembered_issuer()
         if issuer is None:
             return
+        self._tokens, self._client = self._entry(issuer)
+        self.issuer = issuer
+
+    def _entry(self, issuer: str) -> tuple[Tokens | None, Registration | None]:
+        """What the store keeps for this URL at ``issuer``: tokens and the registration."""
         entry = self.store.load(self._key(issuer)) or {}
         tokens, client = entry.get("tokens"), entry.get("client")
+        kept_tokens = kept_client = None
         if isinstance(tokens, dict) and tokens.get("access_token"):
-            self._tokens = Tokens(
+            kept_tokens = Tokens(
                 access_token=tokens["access_token"],
                 refresh_token=tokens.get("refresh_token"),
                 expires_at=tokens.get("expires_at"),
                 scope=tokens.get("scope"),
             )
         if isinstance(client, dict) and client.get("client_id"):
-            self._client = Registration(
+            kept_client = Registration(
                 client_id=client["client_id"],
                 client_secret=client.get("client_secret"),
                 auth_method=client.get("auth_method", "none"),
                 redirect_uri=client.get("redirect_uri"),
             )
-        self.issuer = issuer
+        return kept_tokens, kept_client
 
     def _remembered_issuer(self) -> str | None:
         entry = self.store.load(f"{canonical_resource(self.url)} issuer")
@@ -341,4 +366,12 @@ class OAuth:
         return self._http
 
 
-__all__ = ["Login", "LoginRequest", "OAuth", "OAuthSettings"]
+def with_offline_access(scopes: str | None, as_supported: object) -> str | None:
+    """``scopes`` plus ``offline_access`` (a refresh token) when the authorization server
+    lists it; never on its own: a request that named no scope would lose the default set."""
+    if not scopes or not isinstance(as_supported, list) or "offline_access" not in as_supported:
+        return scopes
+    return scopes if "offline_access" in scopes.split() else f"{scopes} offline_access"
+
+
+__all__ = ["Login", "LoginRequest", "OAuth", "OAuthSettings", "with_offline_access"]
