@@ -4,6 +4,10 @@ Every message is POSTed; a request's reply comes as JSON or on an event stream o
 it; a GET stream carries what the server starts on its own. One POST is one exchange,
 whoever makes it: the loop (``send``) or a blocking caller's own thread (``send_nowait``,
 then ``pump`` for a stream), which differ only in how they send and read.
+
+The modern era (2026-07-28) is sessionless: no session id, no GET stream, no resumption;
+its headers mirror the body (headers.py). A reply stream that breaks before its answer is
+sent again with a new id, except a tool call, which may have run.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import httpx
 
 from ...errors import MCPError, ProtocolError, RequestTimeout, RPCError, SessionExpired, TransportError
 from ..era import META_PROTOCOL_VERSION, is_modern
+from ..headers import ToolHeaders, param_headers, standard_headers
 from .base import BlockingTransport, MessageSink
 from .eventstream import EventTooLarge, iter_events
 from .httpbase import (
@@ -37,6 +42,7 @@ _ACCEPT = "application/json, text/event-stream"
 _DEFAULT_RETRY = 1.0  # seconds before reconnecting a stream whose server named no `retry`
 _MAX_RETRY = 30.0
 _MAX_RESUMES = 5  # reconnections in a row that bring nothing new before giving up
+_MAX_REISSUES = 2  # times a modern request whose reply stream broke is sent again
 
 # What a POST's answer holds: nothing to read (202), an error page, the reply as JSON, or
 # an event stream that carries it.
@@ -49,24 +55,6 @@ def message_version(message: dict[str, Any] | None) -> str | None:
     meta = params.get("_meta") if isinstance(params, dict) else None
     version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
     return version if isinstance(version, str) else None
-
-
-def standard_headers(message: dict[str, Any]) -> dict[str, str]:
-    """A modern request's routing headers: ``Mcp-Method``, and ``Mcp-Name`` (the tool's or
-    prompt's name, the resource's URI) where the spec asks for it."""
-    method = message.get("method")
-    if not isinstance(method, str):
-        return {}
-    headers = {"Mcp-Method": method}
-    params = message.get("params")
-    key = NAMED.get(method)
-    value = params.get(key) if key and isinstance(params, dict) else None
-    if isinstance(value, str) and value.isascii() and value.isprintable() and value == value.strip():
-        headers["Mcp-Name"] = value
-    return headers
-
-
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
 def rpc_error_page(response: httpx.Response) -> RPCError | None:
@@ -84,6 +72,13 @@ def rpc_error_page(response: httpx.Response) -> RPCError | None:
     text = error.get("message")
     return RPCError(
         error["code"], text if isinstance(text, str) else "", error.get("data"), http_status=response.status_code
+    )
+
+
+def _call_lost(shown: str) -> TransportError:
+    return TransportError(
+        f"{shown} closed the reply stream before answering; the call may have run, so it was not sent "
+        "again: run it again if it should run"
     )
 
 
@@ -144,6 +139,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
     """
 
     session_id: str | None = None
+    tool_headers: ToolHeaders | None = None  # a tool's x-mcp-header arguments (set by the tools listing)
     nonblocking_send = False  # send_nowait does network I/O: the loop must not call it
     # pump cannot wait with a deadline (a blocking read of a stream that keeps sending
     # keep-alive comments never times out): the session's loop abandons it at the deadline.
@@ -161,9 +157,21 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         self._open_client()
 
     def on_initialized(self, protocol_version: str) -> None:
-        """After the handshake: the version goes on every request; listen for the server."""
+        """After the handshake: the version goes on every request; listen for the server
+        (legacy: a modern server has no GET stream; subscriptions/listen replaces it)."""
         super().on_initialized(protocol_version)
-        self._spawn(self._listen())
+        if not self.modern:
+            self._spawn(self._listen())
+
+    @property
+    def modern(self) -> bool:
+        """Whether this transport speaks the modern (sessionless) era."""
+        return is_modern(self.protocol_version)
+
+    @property
+    def mirrors_params(self) -> bool:
+        """Whether tool arguments marked x-mcp-header go in headers (modern only)."""
+        return self.modern
 
     # -- one exchange: POST a message, take its answer ---------------------------------
 
@@ -171,7 +179,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         self, auth: dict[str, str] | None = None, message: dict[str, Any] | None = None
     ) -> dict[str, str]:
         headers = {"Accept": _ACCEPT, "Content-Type": "application/json"}
-        if self.session_id:
+        if self.session_id and not self.modern:
             headers["Mcp-Session-Id"] = self.session_id
         # A modern request says its version in _meta; the header must say the same.
         version = message_version(message) or self.protocol_version
@@ -179,9 +187,19 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             headers["MCP-Protocol-Version"] = version
         if message is not None and is_modern(version):
             headers.update(standard_headers(message))
+            headers.update(self._param_headers(message))
         if auth:
             headers.update(auth)
         return headers
+
+    def _param_headers(self, message: dict[str, Any]) -> dict[str, str]:
+        """A tool call's ``Mcp-Param-*`` headers, from what the tools listing said."""
+        params = message.get("params")
+        if message.get("method") != "tools/call" or self.tool_headers is None or not isinstance(params, dict):
+            return {}
+        name = params.get("name")
+        header_map = self.tool_headers(name) if isinstance(name, str) else None
+        return param_headers(name, header_map, params.get("arguments")) if name and header_map else {}
 
     def _answer(self, message: dict[str, Any], response: httpx.Response) -> AnswerKind:
         """What the answer to a POST holds (an error page is read, then ``_raise_status``).
@@ -190,7 +208,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         if redirect is not None:
             raise redirect
         session = response.headers.get("mcp-session-id")
-        if message.get("method") == "initialize" and session:
+        if message.get("method") == "initialize" and session and not self.modern:
             why = unsendable(session)
             if why is not None:
                 # It goes back on every request: one httpx cannot encode, or one too long for
@@ -271,12 +289,19 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             if answer == "error":
                 await self._status_error(response, sent_session)
             elif answer == "text/event-stream":
-                await self._follow(rid, Cursor(), response)
+                await self._follow(rid, Cursor(), response, message)
             elif answer == "application/json":
                 reply = _Body(self.max_message_size)
-                async for chunk in response.aiter_bytes():
-                    if not reply.add(chunk):
-                        break
+                try:
+                    async for chunk in response.aiter_bytes():
+                        if not reply.add(chunk):
+                            break
+                except httpx.HTTPError:
+                    if rid is None or not self.modern:
+                        raise
+                    await response.aclose()
+                    await self._reissue(message, rid)  # cut off mid-answer: a modern request goes again
+                    return
                 if reply.size:
                     self._deliver(b"".join(reply.chunks), rid)
         finally:
@@ -305,11 +330,29 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         await response.aclose()
         self._raise_status(response, sent_session)
 
-    async def _follow(self, rid: int | str | None, cursor: Cursor, response: httpx.Response | None = None) -> None:
+    async def _follow(
+        self,
+        rid: int | str | None,
+        cursor: Cursor,
+        response: httpx.Response | None = None,
+        message: dict[str, Any] | None = None,
+    ) -> None:
         """Read a request's reply stream to its end; if it drops before the reply and the
         server made it resumable (event ids), wait as it asked and resume it with GET +
-        Last-Event-ID. No ``response``: a blocking caller's read dropped it; resume."""
+        Last-Event-ID. No ``response``: a blocking caller's read dropped it; resume. A modern
+        request's stream is not resumable: the request goes again (``_reissue``)."""
         idle, resumed = 0, response is None
+        if self.modern and message is not None and rid is not None:
+            if response is not None:
+                try:
+                    await self._read_events(response, cursor, rid=rid)
+                except (httpx.HTTPError, MCPError) as e:
+                    self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
+                finally:
+                    await response.aclose()
+            if not (cursor.answered or self._closed or self._sink is None):
+                await self._reissue(message, rid)
+            return
         while True:
             if response is not None:
                 seen = cursor.last_id
@@ -340,6 +383,22 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 )
                 return
             resumed = True
+
+    async def _reissue(self, message: dict[str, Any], rid: int | str) -> None:
+        """A modern request whose answer was cut off: send it again with a new id (the
+        server saw the first one end: a cancel). Never a tool call: it may have run."""
+        first = self.first_id(rid)
+        tries = sum(1 for alias in self.aliases.values() if alias == first)
+        if message.get("method") == "tools/call" or tries >= _MAX_REISSUES or self._closed:
+            self._fail(rid, _call_lost(self.shown) if message.get("method") == "tools/call" else _lost(self.shown))
+            return
+        again = f"{first}.{tries + 1}"  # a string: never one of the session's own (integer) ids
+        self.aliases[again] = first
+        self.diagnostics.append(f"the reply stream of request {first} broke: sent again as {again!r}")
+        try:
+            await self._exchange({**message, "id": again}, again)
+        except MCPError as e:
+            self._fail(again, e)
 
     async def _get_stream(self, last_event_id: str | None) -> httpx.Response | None:
         """Open the GET event stream (resuming after ``last_event_id``). None: the server
@@ -447,7 +506,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 response.read()
                 self._raise_status(response, sent_session)
             elif answer == "text/event-stream":
-                self._local.stream = (response, rid, message.get("method"), read)
+                self._local.stream = (response, rid, message, read)
                 self._pumped[rid] = response  # where abandon finds it, from the loop
                 handed_on = True  # pump reads it
             elif answer == "application/json":
@@ -468,7 +527,8 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         state = self._local.__dict__.pop("stream", None)
         if state is None:
             return False
-        response, rid, method, read = state
+        response, rid, message, read = state
+        method = message.get("method")
         cursor = Cursor()
         try:
             for event in iter_events(response.iter_bytes(), self.max_message_size):
@@ -487,7 +547,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             response.close()
         if not cursor.answered and not cut and not self._closed:
             # Dropped before the reply: the loop resumes it if it can, or says it is lost.
-            self._inbox.call(self._spawn, self._follow(rid, cursor), rid)
+            self._inbox.call(self._spawn, self._follow(rid, cursor, None, message), rid)
         return cursor.answered or cut
 
     def _cut_later(self, rid: int | str) -> None:
