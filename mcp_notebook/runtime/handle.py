@@ -210,15 +210,16 @@ class Server:
 
     list_tools, alist_tools = blocking(_list_tools), awaitable(_list_tools)
 
+    list_resources, alist_resources = blocking(_list_resources), awaitable(_list_resources)
+    list_resource_templates = blocking(_list_resource_templates)
+    alist_resource_templates = awaitable(_list_resource_templates)
+    list_prompts, alist_prompts = blocking(_list_prompts), awaitable(_list_prompts)
+
     def dropped_tools_notice(self) -> str | None:
         """Once per tools listing that left tools out (their x-mcp-header annotations are
         invalid, the spec's rule for HTTP): one line saying how many and why."""
         session = self.connection.session
         return session.dropped_tools_notice() if session else None
-    list_resources, alist_resources = blocking(_list_resources), awaitable(_list_resources)
-    list_resource_templates = blocking(_list_resource_templates)
-    alist_resource_templates = awaitable(_list_resource_templates)
-    list_prompts, alist_prompts = blocking(_list_prompts), awaitable(_list_prompts)
 
     def get_tool(self, name: str) -> Tool:
         """One tool, from the cached listing when there is one; UnknownTool if none."""
