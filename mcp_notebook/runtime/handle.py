@@ -209,7 +209,6 @@ class Server:
         return [Prompt.from_raw(self.name, raw) for raw in raws]
 
     list_tools, alist_tools = blocking(_list_tools), awaitable(_list_tools)
-
     list_resources, alist_resources = blocking(_list_resources), awaitable(_list_resources)
     list_resource_templates = blocking(_list_resource_templates)
     alist_resource_templates = awaitable(_list_resource_templates)
