@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
 import httpx
 
-from ...errors import MCPError, ProtocolError, RequestTimeout, RPCError, SessionExpired, TransportError
-from ..era import META_PROTOCOL_VERSION, is_modern
+from ...errors import MCPError, ProtocolError, SessionExpired, TransportError
+from ..era import is_modern
 from ..headers import ToolHeaders, param_headers, standard_headers
 from .base import BlockingTransport, MessageSink
 from .eventstream import EventTooLarge, iter_events
@@ -37,6 +36,15 @@ from .httpbase import (
     unreachable,
     unsendable,
 )
+from .replies import (
+    ReplyBody,
+    call_lost,
+    cut_response,
+    message_version,
+    reply_lost,
+    rpc_error_page,
+    timed_out,
+)
 
 _ACCEPT = "application/json, text/event-stream"
 _DEFAULT_RETRY = 1.0  # seconds before reconnecting a stream whose server named no `retry`
@@ -47,85 +55,6 @@ _MAX_REISSUES = 2  # times a modern request whose reply stream broke is sent aga
 # What a POST's answer holds: nothing to read (202), an error page, the reply as JSON, or
 # an event stream that carries it.
 AnswerKind = Literal["", "error", "application/json", "text/event-stream"]
-
-
-def message_version(message: dict[str, Any] | None) -> str | None:
-    """The protocol version a modern request's _meta names."""
-    params = message.get("params") if message else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-    return version if isinstance(version, str) else None
-
-
-def rpc_error_page(response: httpx.Response) -> RPCError | None:
-    """The JSON-RPC error an HTTP error page carries, if it is one (a 4xx from a modern
-    server: -32020 header mismatch, -32022 unsupported version …)."""
-    if response.status_code in (401, 403) or response.status_code >= 500:
-        return None
-    try:
-        body = json.loads(response.content[:65536])
-    except ValueError:
-        return None
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict) or isinstance(error.get("code"), bool) or not isinstance(error.get("code"), int):
-        return None
-    text = error.get("message")
-    return RPCError(
-        error["code"], text if isinstance(text, str) else "", error.get("data"), http_status=response.status_code
-    )
-
-
-def _call_lost(shown: str) -> TransportError:
-    return TransportError(
-        f"{shown} closed the reply stream before answering; the call may have run, so it was not sent "
-        "again: run it again if it should run"
-    )
-
-
-def _lost(shown: str, cursor: Cursor | None = None) -> TransportError:
-    if cursor is not None and cursor.bad_id is not None:
-        return TransportError(
-            f"{shown} closed the reply stream before answering and it cannot be resumed: its last event id "
-            f"{cursor.bad_id}; run the call again"
-        )
-    return TransportError(f"{shown} closed the reply stream before answering; run the call again")
-
-
-def _timed_out(method: str, shown: str, seconds: float | None) -> RequestTimeout:
-    return RequestTimeout(
-        f"{method} to {shown} got no answer in {seconds:g} s; the request was cancelled: "
-        "raise the timeout or check the server's logs"
-    )
-
-
-def _cut(response: httpx.Response) -> None:
-    """End a blocking read of ``response`` from another thread. Closing the socket would not
-    wake the reader: shutting it down does, and the reader then closes the response."""
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if isinstance(sock, socket.socket):
-        try:
-            # The plain socket's shutdown: an SSLSocket's own drops its TLS state under the reader.
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)
-        except OSError:
-            pass  # already closed
-
-
-class _Body:
-    """A JSON answer's bytes as they come; ``add`` says False once they pass the limit (the
-    answer is then refused as too large, by ``_deliver``)."""
-
-    __slots__ = ("chunks", "limit", "size")
-
-    def __init__(self, limit: int) -> None:
-        self.chunks: list[bytes] = []
-        self.limit = limit
-        self.size = 0
-
-    def add(self, chunk: bytes) -> bool:
-        self.chunks.append(chunk)
-        self.size += len(chunk)
-        return self.size <= self.limit
 
 
 class StreamableHttpTransport(HttpTransport, BlockingTransport):
@@ -291,7 +220,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             elif answer == "text/event-stream":
                 await self._follow(rid, Cursor(), response, message)
             elif answer == "application/json":
-                reply = _Body(self.max_message_size)
+                reply = ReplyBody(self.max_message_size)
                 try:
                     async for chunk in response.aiter_bytes():
                         if not reply.add(chunk):
@@ -368,7 +297,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             if cursor.last_id is None or idle >= _MAX_RESUMES:
                 # Not resumable: the reply is lost (a tools/call is never re-sent on its
                 # own), so say so now rather than time out.
-                self._fail(rid, _lost(self.shown, cursor))
+                self._fail(rid, reply_lost(self.shown, cursor))
                 return
             await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
             try:
@@ -390,7 +319,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         first = self.first_id(rid)
         tries = sum(1 for alias in self.aliases.values() if alias == first)
         if message.get("method") == "tools/call" or tries >= _MAX_REISSUES or self._closed:
-            self._fail(rid, _call_lost(self.shown) if message.get("method") == "tools/call" else _lost(self.shown))
+            self._fail(rid, call_lost(self.shown) if message.get("method") == "tools/call" else reply_lost(self.shown))
             return
         again = f"{first}.{tries + 1}"  # a string: never one of the session's own (integer) ids
         self.aliases[again] = first
@@ -494,7 +423,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             request = client.build_request("POST", self.url, content=body, headers=headers, timeout=timeouts)
             response = client.send(request, stream=True)
         except httpx.TimeoutException:
-            raise _timed_out(str(message.get("method")), self.shown, read) from None
+            raise timed_out(str(message.get("method")), self.shown, read) from None
         except httpx.HTTPError as e:
             raise unreachable(self.shown, e) from None
         handed_on = False
@@ -510,7 +439,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 self._pumped[rid] = response  # where abandon finds it, from the loop
                 handed_on = True  # pump reads it
             elif answer == "application/json":
-                reply = _Body(self.max_message_size)
+                reply = ReplyBody(self.max_message_size)
                 for chunk in response.iter_bytes():
                     if not reply.add(chunk):
                         break
@@ -538,7 +467,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             self._event_too_large(cursor, rid, e)
         except httpx.TimeoutException:
             if rid in self._pumped:
-                raise _timed_out(method, self.shown, read) from None
+                raise timed_out(method, self.shown, read) from None
         except httpx.HTTPError as e:
             if rid in self._pumped:
                 self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
@@ -557,7 +486,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         """End a blocking caller's read of this request's stream (any thread)."""
         response = self._pumped.pop(rid, None)
         if response is not None:
-            _cut(response)
+            cut_response(response)
 
     def abandon(self, request_id: int | str) -> None:
         self._cut_pumped(request_id)  # a blocking caller's stream, read on another thread
