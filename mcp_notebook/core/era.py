@@ -104,12 +104,14 @@ def after_discover(result: Any, server: str) -> Verdict:
 
 def after_probe_error(error: RPCError, tried: str, server: str, *, first: bool) -> Verdict:
     """A probe answered with an error. -32022 naming a modern version we speak: probe again
-    at it (once); naming only versions we do not speak: a clear error. Another modern
+    at it (once, even the one tried); naming only versions we do not speak: a clear error. Another modern
     error: modern at ``tried``. Anything else: legacy."""
     if error.code == UNSUPPORTED_PROTOCOL_VERSION:
         supported = supported_versions(error)
         shared = [v for v in MODERN_PROTOCOL_VERSIONS if v in supported]
-        if shared and first and shared[0] != tried:
+        if shared and first:
+            # Also the version just tried: a modern server may refuse one request (a version
+            # it was switching to, the conformance suite's probe) and accept it again.
             return Verdict("retry", shared[0])
         if supported and not any(v in LEGACY_PROTOCOL_VERSIONS for v in supported) and not shared:
             raise incompatible(server, supported)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import MCPError, ProtocolError, RPCError
+from .headers import HeaderMap, HeaderRouted, screen_tools
 from .messages import clean_entry, excerpt
 from .protocol import METHOD_NOT_FOUND
 
@@ -26,7 +27,9 @@ LISTINGS = {
 
 class Listings:
     """``request(method, params)`` sends a request; what is skipped goes to ``diagnostics``;
-    ``spawn`` runs a refresh in the background (on the session's loop)."""
+    ``spawn`` runs a refresh in the background (on the session's loop). ``transport``: when
+    it mirrors tool arguments into headers (modern HTTP), the tools listing tells it how,
+    and leaves out the tools whose ``x-mcp-header`` annotations are invalid."""
 
     def __init__(
         self,
@@ -34,6 +37,7 @@ class Listings:
         request: Callable[[str, JSON | None], Awaitable[JSON]],
         diagnostics: deque[str],
         spawn: Callable[[Awaitable[Any]], None],
+        transport: object = None,
     ) -> None:
         self.name = name
         self._request = request
@@ -42,6 +46,28 @@ class Listings:
         self._cache: dict[str, list[JSON]] = {}
         self._fetching: dict[str, asyncio.Future[list[JSON]]] = {}  # listings in flight, shared
         self._generation: dict[str, int] = dict.fromkeys(LISTINGS, 0)
+        self._header_maps: dict[str, HeaderMap] = {}  # tool -> its x-mcp-header arguments
+        self.dropped_tools: dict[str, str] = {}  # tool -> why the last listing left it out
+        self._dropped_said = True
+        self._routed = transport if isinstance(transport, HeaderRouted) else None
+        if self._routed is not None:
+            self._routed.tool_headers = self.tool_headers
+
+    def tool_headers(self, tool: str) -> HeaderMap | None:
+        """The arguments of ``tool`` that go in headers (the transport's ``ToolHeaders``)."""
+        return self._header_maps.get(tool)
+
+    def dropped_notice(self) -> str | None:
+        """Once per listing that left tools out: how many, and why (one line)."""
+        if self._dropped_said or not self.dropped_tools:
+            return None
+        self._dropped_said = True
+        name, why = next(iter(self.dropped_tools.items()))
+        count = len(self.dropped_tools)
+        return (
+            f"server {self.name!r}: {count} tool{'s' if count > 1 else ''} left out for invalid x-mcp-header "
+            f"annotations (e.g. {name!r}: {why})"
+        )
 
     def cached(self, key: str) -> list[JSON] | None:
         """The cached listing, or None when it was never fetched or has changed since."""
@@ -111,9 +137,21 @@ class Listings:
             if cursor in seen:
                 raise ProtocolError(f"server {self.name!r} repeated the {method} cursor {cursor!r}: pagination loops")
             seen.add(cursor)
+        if key == "tools" and self._routed is not None and self._routed.mirrors_params:
+            items = self._screen(items)
         if self._generation[key] == generation:
             self._cache[key] = items
         return items
+
+    def _screen(self, tools: list[JSON]) -> list[JSON]:
+        """Leave out the tools whose x-mcp-header annotations are invalid (the spec's rule for
+        HTTP: one bad tool must not cost the others); keep the rest's header maps."""
+        kept, self._header_maps, dropped = screen_tools(tools)
+        for name, why in dropped.items():
+            self._diagnostics.append(f"left out tool {name!r}: {why}")
+        if dropped != self.dropped_tools:
+            self.dropped_tools, self._dropped_said = dropped, False
+        return kept
 
 
 __all__ = ["LISTINGS", "Listings"]

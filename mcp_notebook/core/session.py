@@ -75,7 +75,7 @@ class ClientSession:
         self._closed = False
         self._requests = PendingRequests(name, transport.abandon)
         self._pending = self._requests.by_id
-        self._listings = Listings(name, self.request, self.diagnostics, self._spawn)
+        self._listings = Listings(name, self.request, self.diagnostics, self._spawn, transport)
         self._incoming = Incoming(name, self.handlers, self._send_quietly)
         self._listeners: list[NotificationListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -479,6 +479,10 @@ class ClientSession:
         """Every item of a listing (``tools``, ``resources``, ``resourceTemplates``,
         ``prompts``), following ``nextCursor`` to the end; cached until list_changed."""
         return await self._listings.list_all(key, refresh=refresh)
+
+    def dropped_tools_notice(self) -> str | None:
+        """Once per tools listing that left tools out (invalid x-mcp-header): a line saying so."""
+        return self._listings.dropped_notice()
 
 
 def _shortest(a: float | None, b: float | None) -> float | None:

@@ -15,7 +15,7 @@ from typing import Any
 from ..core.config import ServerConfig
 from ..core.links import linkable
 from ..core.oauth import OAuth
-from ..core.protocol import URL_ELICITATION_REQUIRED
+from ..core.protocol import HEADER_MISMATCH, URL_ELICITATION_REQUIRED
 from ..core.session import ProgressCallback
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
@@ -214,6 +214,12 @@ class Server:
     alist_resource_templates = awaitable(_list_resource_templates)
     list_prompts, alist_prompts = blocking(_list_prompts), awaitable(_list_prompts)
 
+    def dropped_tools_notice(self) -> str | None:
+        """Once per tools listing that left tools out (their x-mcp-header annotations are
+        invalid, the spec's rule for HTTP): one line saying how many and why."""
+        session = self.connection.session
+        return session.dropped_tools_notice() if session else None
+
     def get_tool(self, name: str) -> Tool:
         """One tool, from the cached listing when there is one; UnknownTool if none."""
         raw = self._cached_tool(name) or self.runtime.run(self._find_tool(name, required=True), self.name)
@@ -280,8 +286,17 @@ class Server:
         if request is not None:
             runtime.take_answer(request, await steps.approve(request))
         params = {"name": name, "arguments": arguments}
+        progress = self._progress(name, on_progress)
         try:
-            raw = await steps.send(self.connection, "tools/call", params, timeout, self._progress(name, on_progress))
+            try:
+                raw = await steps.send(self.connection, "tools/call", params, timeout, progress)
+            except RPCError as e:
+                if e.code != HEADER_MISMATCH:
+                    raise
+                # The headers our tools listing asked for are not the server's (its tool
+                # changed): list the tools again, then one more try (nothing ran: it was refused).
+                await steps.run(self.connection.listing("tools", True), self.name)
+                raw = await steps.send(self.connection, "tools/call", params, timeout, progress)
         except RPCError as e:
             raise self._url_required(e, steps.awaiting) from None
         output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 
@@ -20,6 +21,7 @@ from mcp_notebook.core.tokens import MemoryStore
 from mcp_notebook.runtime.interaction import ConsoleInteraction
 
 SCENARIOS: dict[str, Callable[[Server], None]] = {}
+CONTEXT: dict[str, Any] = {}  # what the suite hands a scenario (MCP_CONFORMANCE_CONTEXT)
 
 
 def scenario(name: str) -> Callable[[Callable[[Server], None]], Callable[[Server], None]]:
@@ -50,6 +52,49 @@ def elicitation_defaults(server: Server) -> None:
 def sse_retry(server: Server) -> None:
     # The reply stream closes before the answer; the answer comes on the resumed stream.
     print(server.call_tool("test_reconnection").text)
+
+
+# -- 2026-07-28: stateless requests and the HTTP headers that mirror them ------------------
+
+
+@scenario("request-metadata")
+def request_metadata(server: Server) -> None:
+    # The suite refuses the first request (-32022, naming the version it speaks); the
+    # connection tries again at that version, and every request carries the _meta.
+    server.list_tools()
+
+
+@scenario("http-standard-headers")
+def standard_headers(server: Server) -> None:
+    for tool in server.list_tools():
+        server.call_tool(tool.name)
+    for resource in server.list_resources():
+        server.read_resource(resource.uri)
+    for prompt in server.list_prompts():
+        server.get_prompt(prompt.name)
+
+
+@scenario("http-custom-headers")
+def custom_headers(server: Server) -> None:
+    server.list_tools()  # what the tools mirror into headers
+    for call in CONTEXT.get("toolCalls", []):
+        # As the suite gives them: a null where the schema says boolean is the point of one.
+        print(server.call_tool(call["name"], call["arguments"], validate=False).text)
+
+
+@scenario("http-invalid-tool-headers")
+def invalid_tool_headers(server: Server) -> None:
+    # The tools whose x-mcp-header annotations are invalid are not listed, so not called.
+    for tool in server.list_tools():
+        required = tool.input_schema.get("required") or []
+        print(server.call_tool(tool.name, dict.fromkeys(required, "us-west1")).text)
+
+
+@scenario("json-schema-ref-no-deref")
+def schema_ref(server: Server) -> None:
+    # The tool's inputSchema has a $ref to a network URL: listing (and keeping) it must not fetch it.
+    for tool in server.list_tools():
+        print(tool.name, json.dumps(tool.input_schema)[:200])
 
 
 def authorized(server: Server) -> None:
@@ -85,6 +130,7 @@ def main() -> int:
         print(f"usage: MCP_CONFORMANCE_SCENARIO={{{','.join(SCENARIOS)},auth/…}} {sys.argv[0]} URL", file=sys.stderr)
         return 2
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    CONTEXT.update(context)
     client = Client(handlers=Handlers(elicitation=accept_defaults), interaction=Headless())
     client.approval.mode = "never"  # nobody is there to approve
     client.token_store = MemoryStore()

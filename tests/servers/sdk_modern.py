@@ -9,7 +9,8 @@ elicitation (``Resolve``/``Elicit``: an input-required round at 2026-07-28,
 ``elicitation/create`` before); ``ask_model`` samples the client; ``list_my_roots`` asks for
 its roots; ``grow_tools`` adds a tool and says the tool list changed (to listeners on
 ``subscriptions/listen``); ``log_twice`` logs two lines. A resource ``memo://cached`` comes
-with caching hints.
+with caching hints. ``--header-tools`` adds ``route`` (an x-mcp-header argument) and
+``spoiled`` (listed with an invalid one).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, SamplingMessage, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 server = MCPServer("sdk-modern", version="2.0.0", instructions="A test server built on the official SDK.")
 
@@ -101,6 +102,29 @@ def cached() -> str:
     return "a memo"
 
 
+# -- headers (helper "http"): with --header-tools, a tool whose argument goes in a header
+# (x-mcp-header: the SDK checks the client's Mcp-Param-Region against the body, -32020 when
+# it is missing or wrong) and one whose annotation was spoiled after registration (the SDK
+# refuses an invalid one at registration; a broken server lists it anyway).
+
+
+def route(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], note: str = "") -> str:
+    """Route by region (the region goes in the Mcp-Param-Region header)."""
+    return f"routed to {region}{' ' + note if note else ''}"
+
+
+def spoiled(value: str) -> str:
+    """Listed with an invalid x-mcp-header (a space in the header name)."""
+    return value
+
+
+def add_header_tools() -> None:
+    server.add_tool(route)
+    server.add_tool(spoiled)
+    schema = server._tool_manager.get_tool("spoiled").parameters  # a broken server, on purpose
+    schema["properties"]["value"]["x-mcp-header"] = "Bad Name"
+
+
 def modern_only(ctx: Any, call_next: Any) -> Any:
     if ctx.method == "initialize":
         raise MCPError.from_error_data(
@@ -113,7 +137,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--modern-only", action="store_true")
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--header-tools", action="store_true")
     opts = parser.parse_args()
+    if opts.header_tools:
+        add_header_tools()
     if opts.modern_only:
         server.middleware.append(modern_only)
     if opts.http is not None:

@@ -4,21 +4,25 @@ Every message is POSTed; a request's reply comes as JSON or on an event stream o
 it; a GET stream carries what the server starts on its own. One POST is one exchange,
 whoever makes it: the loop (``send``) or a blocking caller's own thread (``send_nowait``,
 then ``pump`` for a stream), which differ only in how they send and read.
+
+The modern era (2026-07-28) is sessionless: no session id, no GET stream, no resumption;
+its headers mirror the body (headers.py). A reply stream that breaks before its answer is
+sent again with a new id, except a tool call, which may have run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
 import httpx
 
-from ...errors import MCPError, ProtocolError, RequestTimeout, RPCError, SessionExpired, TransportError
-from ..era import META_PROTOCOL_VERSION, is_modern
+from ...errors import MCPError, ProtocolError, SessionExpired, TransportError
+from ..era import is_modern
+from ..headers import ToolHeaders, param_headers, standard_headers
 from .base import BlockingTransport, MessageSink
 from .eventstream import EventTooLarge, iter_events
 from .httpbase import (
@@ -32,105 +36,25 @@ from .httpbase import (
     unreachable,
     unsendable,
 )
+from .replies import (
+    ReplyBody,
+    call_lost,
+    cut_response,
+    message_version,
+    reply_lost,
+    rpc_error_page,
+    timed_out,
+)
 
 _ACCEPT = "application/json, text/event-stream"
 _DEFAULT_RETRY = 1.0  # seconds before reconnecting a stream whose server named no `retry`
 _MAX_RETRY = 30.0
 _MAX_RESUMES = 5  # reconnections in a row that bring nothing new before giving up
+_MAX_REISSUES = 2  # times a modern request whose reply stream broke is sent again
 
 # What a POST's answer holds: nothing to read (202), an error page, the reply as JSON, or
 # an event stream that carries it.
 AnswerKind = Literal["", "error", "application/json", "text/event-stream"]
-
-
-def message_version(message: dict[str, Any] | None) -> str | None:
-    """The protocol version a modern request's _meta names."""
-    params = message.get("params") if message else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-    return version if isinstance(version, str) else None
-
-
-def standard_headers(message: dict[str, Any]) -> dict[str, str]:
-    """A modern request's routing headers: ``Mcp-Method``, and ``Mcp-Name`` (the tool's or
-    prompt's name, the resource's URI) where the spec asks for it."""
-    method = message.get("method")
-    if not isinstance(method, str):
-        return {}
-    headers = {"Mcp-Method": method}
-    params = message.get("params")
-    key = NAMED.get(method)
-    value = params.get(key) if key and isinstance(params, dict) else None
-    if isinstance(value, str) and value.isascii() and value.isprintable() and value == value.strip():
-        headers["Mcp-Name"] = value
-    return headers
-
-
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-
-
-def rpc_error_page(response: httpx.Response) -> RPCError | None:
-    """The JSON-RPC error an HTTP error page carries, if it is one (a 4xx from a modern
-    server: -32020 header mismatch, -32022 unsupported version …)."""
-    if response.status_code in (401, 403) or response.status_code >= 500:
-        return None
-    try:
-        body = json.loads(response.content[:65536])
-    except ValueError:
-        return None
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict) or isinstance(error.get("code"), bool) or not isinstance(error.get("code"), int):
-        return None
-    text = error.get("message")
-    return RPCError(
-        error["code"], text if isinstance(text, str) else "", error.get("data"), http_status=response.status_code
-    )
-
-
-def _lost(shown: str, cursor: Cursor | None = None) -> TransportError:
-    if cursor is not None and cursor.bad_id is not None:
-        return TransportError(
-            f"{shown} closed the reply stream before answering and it cannot be resumed: its last event id "
-            f"{cursor.bad_id}; run the call again"
-        )
-    return TransportError(f"{shown} closed the reply stream before answering; run the call again")
-
-
-def _timed_out(method: str, shown: str, seconds: float | None) -> RequestTimeout:
-    return RequestTimeout(
-        f"{method} to {shown} got no answer in {seconds:g} s; the request was cancelled: "
-        "raise the timeout or check the server's logs"
-    )
-
-
-def _cut(response: httpx.Response) -> None:
-    """End a blocking read of ``response`` from another thread. Closing the socket would not
-    wake the reader: shutting it down does, and the reader then closes the response."""
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if isinstance(sock, socket.socket):
-        try:
-            # The plain socket's shutdown: an SSLSocket's own drops its TLS state under the reader.
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)
-        except OSError:
-            pass  # already closed
-
-
-class _Body:
-    """A JSON answer's bytes as they come; ``add`` says False once they pass the limit (the
-    answer is then refused as too large, by ``_deliver``)."""
-
-    __slots__ = ("chunks", "limit", "size")
-
-    def __init__(self, limit: int) -> None:
-        self.chunks: list[bytes] = []
-        self.limit = limit
-        self.size = 0
-
-    def add(self, chunk: bytes) -> bool:
-        self.chunks.append(chunk)
-        self.size += len(chunk)
-        return self.size <= self.limit
 
 
 class StreamableHttpTransport(HttpTransport, BlockingTransport):
@@ -144,6 +68,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
     """
 
     session_id: str | None = None
+    tool_headers: ToolHeaders | None = None  # a tool's x-mcp-header arguments (set by the tools listing)
     nonblocking_send = False  # send_nowait does network I/O: the loop must not call it
     # pump cannot wait with a deadline (a blocking read of a stream that keeps sending
     # keep-alive comments never times out): the session's loop abandons it at the deadline.
@@ -161,9 +86,21 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         self._open_client()
 
     def on_initialized(self, protocol_version: str) -> None:
-        """After the handshake: the version goes on every request; listen for the server."""
+        """After the handshake: the version goes on every request; listen for the server
+        (legacy: a modern server has no GET stream; subscriptions/listen replaces it)."""
         super().on_initialized(protocol_version)
-        self._spawn(self._listen())
+        if not self.modern:
+            self._spawn(self._listen())
+
+    @property
+    def modern(self) -> bool:
+        """Whether this transport speaks the modern (sessionless) era."""
+        return is_modern(self.protocol_version)
+
+    @property
+    def mirrors_params(self) -> bool:
+        """Whether tool arguments marked x-mcp-header go in headers (modern only)."""
+        return self.modern
 
     # -- one exchange: POST a message, take its answer ---------------------------------
 
@@ -171,7 +108,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         self, auth: dict[str, str] | None = None, message: dict[str, Any] | None = None
     ) -> dict[str, str]:
         headers = {"Accept": _ACCEPT, "Content-Type": "application/json"}
-        if self.session_id:
+        if self.session_id and not self.modern:
             headers["Mcp-Session-Id"] = self.session_id
         # A modern request says its version in _meta; the header must say the same.
         version = message_version(message) or self.protocol_version
@@ -179,9 +116,19 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             headers["MCP-Protocol-Version"] = version
         if message is not None and is_modern(version):
             headers.update(standard_headers(message))
+            headers.update(self._param_headers(message))
         if auth:
             headers.update(auth)
         return headers
+
+    def _param_headers(self, message: dict[str, Any]) -> dict[str, str]:
+        """A tool call's ``Mcp-Param-*`` headers, from what the tools listing said."""
+        params = message.get("params")
+        if message.get("method") != "tools/call" or self.tool_headers is None or not isinstance(params, dict):
+            return {}
+        name = params.get("name")
+        header_map = self.tool_headers(name) if isinstance(name, str) else None
+        return param_headers(name, header_map, params.get("arguments")) if name and header_map else {}
 
     def _answer(self, message: dict[str, Any], response: httpx.Response) -> AnswerKind:
         """What the answer to a POST holds (an error page is read, then ``_raise_status``).
@@ -190,7 +137,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         if redirect is not None:
             raise redirect
         session = response.headers.get("mcp-session-id")
-        if message.get("method") == "initialize" and session:
+        if message.get("method") == "initialize" and session and not self.modern:
             why = unsendable(session)
             if why is not None:
                 # It goes back on every request: one httpx cannot encode, or one too long for
@@ -271,12 +218,19 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             if answer == "error":
                 await self._status_error(response, sent_session)
             elif answer == "text/event-stream":
-                await self._follow(rid, Cursor(), response)
+                await self._follow(rid, Cursor(), response, message)
             elif answer == "application/json":
-                reply = _Body(self.max_message_size)
-                async for chunk in response.aiter_bytes():
-                    if not reply.add(chunk):
-                        break
+                reply = ReplyBody(self.max_message_size)
+                try:
+                    async for chunk in response.aiter_bytes():
+                        if not reply.add(chunk):
+                            break
+                except httpx.HTTPError:
+                    if rid is None or not self.modern:
+                        raise
+                    await response.aclose()
+                    await self._reissue(message, rid)  # cut off mid-answer: a modern request goes again
+                    return
                 if reply.size:
                     self._deliver(b"".join(reply.chunks), rid)
         finally:
@@ -305,11 +259,29 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         await response.aclose()
         self._raise_status(response, sent_session)
 
-    async def _follow(self, rid: int | str | None, cursor: Cursor, response: httpx.Response | None = None) -> None:
+    async def _follow(
+        self,
+        rid: int | str | None,
+        cursor: Cursor,
+        response: httpx.Response | None = None,
+        message: dict[str, Any] | None = None,
+    ) -> None:
         """Read a request's reply stream to its end; if it drops before the reply and the
         server made it resumable (event ids), wait as it asked and resume it with GET +
-        Last-Event-ID. No ``response``: a blocking caller's read dropped it; resume."""
+        Last-Event-ID. No ``response``: a blocking caller's read dropped it; resume. A modern
+        request's stream is not resumable: the request goes again (``_reissue``)."""
         idle, resumed = 0, response is None
+        if self.modern and message is not None and rid is not None:
+            if response is not None:
+                try:
+                    await self._read_events(response, cursor, rid=rid)
+                except (httpx.HTTPError, MCPError) as e:
+                    self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
+                finally:
+                    await response.aclose()
+            if not (cursor.answered or self._closed or self._sink is None):
+                await self._reissue(message, rid)
+            return
         while True:
             if response is not None:
                 seen = cursor.last_id
@@ -325,7 +297,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             if cursor.last_id is None or idle >= _MAX_RESUMES:
                 # Not resumable: the reply is lost (a tools/call is never re-sent on its
                 # own), so say so now rather than time out.
-                self._fail(rid, _lost(self.shown, cursor))
+                self._fail(rid, reply_lost(self.shown, cursor))
                 return
             await asyncio.sleep(cursor.retry if cursor.retry is not None else _DEFAULT_RETRY * 2**idle)
             try:
@@ -340,6 +312,22 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 )
                 return
             resumed = True
+
+    async def _reissue(self, message: dict[str, Any], rid: int | str) -> None:
+        """A modern request whose answer was cut off: send it again with a new id (the
+        server saw the first one end: a cancel). Never a tool call: it may have run."""
+        first = self.first_id(rid)
+        tries = sum(1 for alias in self.aliases.values() if alias == first)
+        if message.get("method") == "tools/call" or tries >= _MAX_REISSUES or self._closed:
+            self._fail(rid, call_lost(self.shown) if message.get("method") == "tools/call" else reply_lost(self.shown))
+            return
+        again = f"{first}.{tries + 1}"  # a string: never one of the session's own (integer) ids
+        self.aliases[again] = first
+        self.diagnostics.append(f"the reply stream of request {first} broke: sent again as {again!r}")
+        try:
+            await self._exchange({**message, "id": again}, again)
+        except MCPError as e:
+            self._fail(again, e)
 
     async def _get_stream(self, last_event_id: str | None) -> httpx.Response | None:
         """Open the GET event stream (resuming after ``last_event_id``). None: the server
@@ -435,7 +423,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             request = client.build_request("POST", self.url, content=body, headers=headers, timeout=timeouts)
             response = client.send(request, stream=True)
         except httpx.TimeoutException:
-            raise _timed_out(str(message.get("method")), self.shown, read) from None
+            raise timed_out(str(message.get("method")), self.shown, read) from None
         except httpx.HTTPError as e:
             raise unreachable(self.shown, e) from None
         handed_on = False
@@ -447,11 +435,11 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 response.read()
                 self._raise_status(response, sent_session)
             elif answer == "text/event-stream":
-                self._local.stream = (response, rid, message.get("method"), read)
+                self._local.stream = (response, rid, message, read)
                 self._pumped[rid] = response  # where abandon finds it, from the loop
                 handed_on = True  # pump reads it
             elif answer == "application/json":
-                reply = _Body(self.max_message_size)
+                reply = ReplyBody(self.max_message_size)
                 for chunk in response.iter_bytes():
                     if not reply.add(chunk):
                         break
@@ -468,7 +456,8 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         state = self._local.__dict__.pop("stream", None)
         if state is None:
             return False
-        response, rid, method, read = state
+        response, rid, message, read = state
+        method = message.get("method")
         cursor = Cursor()
         try:
             for event in iter_events(response.iter_bytes(), self.max_message_size):
@@ -478,7 +467,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             self._event_too_large(cursor, rid, e)
         except httpx.TimeoutException:
             if rid in self._pumped:
-                raise _timed_out(method, self.shown, read) from None
+                raise timed_out(method, self.shown, read) from None
         except httpx.HTTPError as e:
             if rid in self._pumped:
                 self.diagnostics.append(f"event stream ended: {type(e).__name__}: {e}")
@@ -487,7 +476,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             response.close()
         if not cursor.answered and not cut and not self._closed:
             # Dropped before the reply: the loop resumes it if it can, or says it is lost.
-            self._inbox.call(self._spawn, self._follow(rid, cursor), rid)
+            self._inbox.call(self._spawn, self._follow(rid, cursor, None, message), rid)
         return cursor.answered or cut
 
     def _cut_later(self, rid: int | str) -> None:
@@ -497,7 +486,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         """End a blocking caller's read of this request's stream (any thread)."""
         response = self._pumped.pop(rid, None)
         if response is not None:
-            _cut(response)
+            cut_response(response)
 
     def abandon(self, request_id: int | str) -> None:
         self._cut_pumped(request_id)  # a blocking caller's stream, read on another thread

@@ -158,6 +158,7 @@ class HttpTransport(Transport):
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._requests: dict[int | str, asyncio.Task[Any]] = {}  # a request's POST and reply stream
+        self.aliases: dict[int | str, int | str] = {}  # a request sent again under a new id -> its first id
         self._closed = False
 
     def __repr__(self) -> str:
@@ -226,6 +227,17 @@ class HttpTransport(Transport):
 
     # -- what comes back (any thread) ---------------------------------------------------
 
+    def first_id(self, rid: int | str) -> int | str:
+        """The id the session gave a request this transport sent again under another."""
+        return self.aliases.get(rid, rid)
+
+    def _settled(self, rid: int | str) -> int | str:
+        """A request answered or failed: forget its other ids; its first one."""
+        first = self.first_id(rid)
+        for alias in [a for a, f in self.aliases.items() if f == first]:
+            del self.aliases[alias]
+        return first
+
     def _deliver(self, data: str | bytes, rid: int | str | None = None) -> bool:
         """Hand over one JSON-RPC message (or batch). ``rid``: the request whose reply this
         should be (a POST's own reply), so that a bad one fails that request at once.
@@ -245,6 +257,8 @@ class HttpTransport(Transport):
             if isinstance(item, dict):
                 if rid is not None and item.get("id") == rid and "method" not in item:
                     answered = True
+                if "method" not in item and isinstance(item.get("id"), str) and item["id"] in self.aliases:
+                    item["id"] = self._settled(item["id"])  # the session knows it by its first id
                 self._inbox.deliver(item)
         return answered
 
@@ -280,7 +294,7 @@ class HttpTransport(Transport):
         if rid is None:
             self.diagnostics.append(str(error))
         elif self._sink is not None:
-            self._sink.fail_request(rid, error)
+            self._sink.fail_request(self._settled(rid), error)
 
     def _too_large(self, rid: int | str | None, size: int) -> None:
         if self._sink is not None:

@@ -44,6 +44,10 @@ qualified_name. --search keeps tools whose name, title or description contains T
 def tools(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("tools", tokens, search=True)
     found = _gather(ctx, opts, "tools", lambda s, refresh: s.list_tools(refresh=refresh))
+    for server in connected_servers(ctx, opts.server):
+        notice = server.dropped_tools_notice()
+        if notice:
+            ctx.out(f"⚠ {notice}")  # once: the next listing that drops tools says it again
     if opts.search:
         needle = opts.search.lower()
         found = [
