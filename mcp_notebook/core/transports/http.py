@@ -161,9 +161,11 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         self._open_client()
 
     def on_initialized(self, protocol_version: str) -> None:
-        """After the handshake: the version goes on every request; listen for the server."""
+        """After the handshake: the version goes on every request; listen for the server
+        (a modern one has no GET stream: subscriptions/listen replaces it)."""
         super().on_initialized(protocol_version)
-        self._spawn(self._listen())
+        if not is_modern(protocol_version):
+            self._spawn(self._listen())
 
     # -- one exchange: POST a message, take its answer ---------------------------------
 
