@@ -500,11 +500,16 @@ def test_subscribe(ip: InteractiveShell) -> None:
     finally:
         line(ip, "call everything.toggle-subscriber-updates")
         run(ip, f"%mcp unsubscribe everything {uri}")
-    with pytest.raises(UsageError, match="does not offer resource subscriptions"):
-        line(ip, "subscribe demo penguins://data.csv")
+    run(ip, f"%mcp add time -- {sys.executable} -m mcp_server_time")
+    try:
+        with pytest.raises(UsageError, match="does not offer resource subscriptions"):
+            line(ip, "subscribe time time://now")
+    finally:
+        run(ip, "%mcp remove time")
 
 
 def test_logs_show_in_the_calling_cell(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    line(ip, "loglevel demo info")  # a modern server (demo speaks 2026-07-28) logs only when asked
     result = line(ip, "call demo.fit_model epochs=2 seconds_per_epoch=0.01")
     assert "fitted in 2 epochs" in result.text
     out = capsys.readouterr().out

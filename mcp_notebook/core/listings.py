@@ -1,15 +1,19 @@
 """A session's listings (tools, resources, resource templates, prompts): fetched whole,
 following ``nextCursor``; cached until the server says the list changed, then fetched again
-for whoever looked; one fetch shared by the callers that miss the cache together."""
+for whoever looked; one fetch shared by the callers that miss the cache together. A modern
+server's caching hints also apply (caching.py): a listing is served from the cache only
+while fresh, and a private one only in the authorization context that fetched it."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import MCPError, ProtocolError, RPCError
+from .caching import CacheOwner, Freshness, freshness
 from .headers import HeaderMap, HeaderRouted, screen_tools
 from .messages import clean_entry, excerpt
 from .protocol import METHOD_NOT_FOUND
@@ -37,13 +41,16 @@ class Listings:
         request: Callable[[str, JSON | None], Awaitable[JSON]],
         diagnostics: deque[str],
         spawn: Callable[[Awaitable[Any]], None],
+        owner: CacheOwner,
         transport: object = None,
     ) -> None:
         self.name = name
+        self._owner = owner
         self._request = request
         self._diagnostics = diagnostics
         self._spawn = spawn
         self._cache: dict[str, list[JSON]] = {}
+        self._fresh: dict[str, Freshness] = {}
         self._fetching: dict[str, asyncio.Future[list[JSON]]] = {}  # listings in flight, shared
         self._generation: dict[str, int] = dict.fromkeys(LISTINGS, 0)
         self._header_maps: dict[str, HeaderMap] = {}  # tool -> its x-mcp-header arguments
@@ -70,8 +77,15 @@ class Listings:
         )
 
     def cached(self, key: str) -> list[JSON] | None:
-        """The cached listing, or None when it was never fetched or has changed since."""
-        return self._cache.get(key)
+        """The cached listing, or None when it was never fetched, has changed since, or
+        is private to another authorization context. (Past its ttl too: a look at what
+        is known, for checks; ``list_all`` is what fetches a stale listing again.)"""
+        items = self._cache.get(key)
+        fresh = self._fresh.get(key)
+        if items is not None and fresh is not None and fresh.context is not None:
+            if fresh.context != self._owner.auth_context():
+                return None  # private to whoever fetched it
+        return items
 
     def changed(self, notification: str) -> None:
         """A ``…/list_changed`` notification: the listings it names are stale."""
@@ -91,7 +105,7 @@ class Listings:
     async def list_all(self, key: str, *, refresh: bool = False) -> list[JSON]:
         """Every item of a listing (``tools``, ``resources``, ``resourceTemplates``,
         ``prompts``), following ``nextCursor`` to the end; cached until list_changed."""
-        if not refresh and key in self._cache:
+        if not refresh and key in self._cache and self._fresh[key].serves(time.monotonic(), self._owner.auth_context()):
             return self._cache[key]
         # Callers that miss the cache together (calls gathered right after connecting)
         # share one fetch rather than each listing everything.
@@ -110,6 +124,8 @@ class Listings:
     async def _fetch_all(self, key: str) -> list[JSON]:
         method = LISTINGS[key][0]
         generation = self._generation[key]
+        fresh: Freshness | None = None  # the listing's: its stalest page's
+        owner = self._owner
         items: list[JSON] = []
         cursor: str | None = None
         seen: set[str] = set()
@@ -120,6 +136,8 @@ class Listings:
                 if e.code == METHOD_NOT_FOUND:
                     break  # the server has no such feature: an empty listing
                 raise
+            page_fresh = freshness(result, modern=owner.modern, now=time.monotonic(), context=owner.auth_context())
+            fresh = page_fresh if fresh is None else fresh.and_(page_fresh)
             page = result.get(key) or []
             if not isinstance(page, list):
                 raise ProtocolError(f"server {self.name!r} sent a {method} result whose {key!r} is not a list")
@@ -141,6 +159,7 @@ class Listings:
             items = self._screen(items)
         if self._generation[key] == generation:
             self._cache[key] = items
+            self._fresh[key] = fresh or freshness({}, modern=owner.modern, now=time.monotonic(), context="")
         return items
 
     def _screen(self, tools: list[JSON]) -> list[JSON]:

@@ -75,7 +75,12 @@ class ClientSession:
         self._closed = False
         self._requests = PendingRequests(name, transport.abandon)
         self._pending = self._requests.by_id
-        self._listings = Listings(name, self.request, self.diagnostics, self._spawn, transport)
+        # Who is asking (caching.py): set by the connection when requests carry a token.
+        self.auth_context: Callable[[], str] = lambda: ""
+        # Whether a notification is for us (subscriptions.py): one tagged for a
+        # subscription that is not live is dropped before anything sees it.
+        self.accepts: Callable[[str, JSON], bool] | None = None
+        self._listings = Listings(name, self.request, self.diagnostics, self._spawn, self, transport)
         self._incoming = Incoming(name, self.handlers, self._send_quietly)
         self._listeners: list[NotificationListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -202,14 +207,18 @@ class ClientSession:
         *,
         timeout: float | EllipsisType | None = ...,  # ...: the session's request_timeout
         on_progress: ProgressCallback | None = None,
+        on_id: Callable[[int], None] | None = None,
     ) -> JSON:
         """Send a request and wait for its result, on the loop.
 
         ``timeout`` (seconds, None for no limit) restarts whenever the server reports
         progress. On timeout or cancellation the server gets ``notifications/cancelled``.
+        ``on_id(id)`` runs before it is sent (what the server tags with its id is known).
         """
         loop = self._loop or asyncio.get_running_loop()
         rid, message, pending = self._begin(method, params, timeout, on_progress, loop.create_future())
+        if on_id is not None:
+            on_id(rid)
         if pending.deadline is not None:
             self._requests.watch(loop, pending.deadline)
         try:
@@ -435,6 +444,8 @@ class ClientSession:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _on_notification(self, method: str, params: JSON) -> None:
+        if self.accepts is not None and not self.accepts(method, params):
+            return
         if method == "notifications/progress":
             pending = self._pending.get(params.get("progressToken"))  # type: ignore[arg-type]
             if pending is not None:

@@ -336,10 +336,17 @@ class Server:
 
         return both
 
-    async def _read_resource(self, steps: Steps, uri: str, *, timeout: float | None = DEFAULT) -> ReadResult:
-        """A resource's contents."""
+    async def _read_resource(
+        self, steps: Steps, uri: str, *, timeout: float | None = DEFAULT, refresh: bool = False
+    ) -> ReadResult:
+        """A resource's contents. A modern server may say they stay fresh for a while
+        (``ttlMs``): read again within it, they come from the cache unless ``refresh``."""
         uri = resource_uri(uri)
-        raw = await steps.send(self.connection, "resources/read", {"uri": uri}, timeout)
+        connection = self.connection
+        raw = None if refresh else connection.cached_read(uri)
+        if raw is None:
+            raw = await steps.send(connection, "resources/read", {"uri": uri}, timeout)
+            connection.keep_read(uri, raw)
         return ReadResult.from_raw(self.name, uri, raw)
 
     read_resource, aread_resource = blocking(_read_resource), awaitable(_read_resource)
@@ -374,8 +381,16 @@ class Server:
     complete, acomplete = blocking(_complete), awaitable(_complete)
 
     async def _set_log_level(self, steps: Steps, level: str) -> None:
-        """Ask the server to send log messages at ``level`` and above."""
-        await steps.send(self.connection, "logging/setLevel", log_level_params(level), DEFAULT)
+        """Ask the server to send log messages at ``level`` and above: ``logging/setLevel``
+        to a legacy server; a modern one is told on every request from now on (``_meta``)."""
+        params = log_level_params(level)
+        connection = self.connection
+        session = connection.connected()
+        if session.modern:
+            connection.log_level = session.log_level = level
+            return
+        await steps.send(connection, "logging/setLevel", params, DEFAULT)
+        connection.log_level = level
 
     set_log_level, aset_log_level = blocking(_set_log_level), awaitable(_set_log_level)
 

@@ -125,6 +125,48 @@ def add_header_tools() -> None:
     schema["properties"]["value"]["x-mcp-header"] = "Bad Name"
 
 
+# -- subscriptions, logging and caching hints (tests/test_modern_features.py) -------------
+# ``request_count(method)`` says how many requests of ``method`` the server got (a cached
+# listing is one it did not get); ``touch_memo`` says memo://cached was updated (to those
+# subscribed through subscriptions/listen or resources/subscribe); ``--ttl-ms N`` puts
+# ``ttlMs: N`` on listings and reads (public listings, private reads).
+
+REQUESTS: dict[str, int] = {}
+
+
+def count_requests(ctx: Any, call_next: Any) -> Any:
+    REQUESTS[ctx.method] = REQUESTS.get(ctx.method, 0) + 1
+    return call_next(ctx)
+
+
+server.middleware.append(count_requests)
+
+
+@server.tool()
+def request_count(method: str) -> int:
+    """How many requests of ``method`` this server got."""
+    return REQUESTS.get(method, 0)
+
+
+@server.tool()
+async def touch_memo(ctx: Context) -> str:
+    """Say memo://cached was updated."""
+    await ctx.notify_resource_updated("memo://cached")
+    return "touched"
+
+
+def cache_for(ttl_ms: int) -> None:
+    from mcp.server.caching import CacheHint
+
+    hints = server._lowlevel_server.cache_hints  # (MCPServer takes them only when built)
+    for method in ("tools/list", "prompts/list", "resources/list", "resources/templates/list"):
+        hints[method] = CacheHint(ttl_ms=ttl_ms, scope="public")
+    hints["resources/read"] = CacheHint(ttl_ms=ttl_ms, scope="private")
+
+
+# -- end of subscriptions, logging and caching hints -------------------------------------
+
+
 def modern_only(ctx: Any, call_next: Any) -> Any:
     if ctx.method == "initialize":
         raise MCPError.from_error_data(
@@ -138,9 +180,12 @@ def main() -> None:
     parser.add_argument("--modern-only", action="store_true")
     parser.add_argument("--http", type=int, metavar="PORT")
     parser.add_argument("--header-tools", action="store_true")
+    parser.add_argument("--ttl-ms", type=int, default=None)
     opts = parser.parse_args()
     if opts.header_tools:
         add_header_tools()
+    if opts.ttl_ms is not None:
+        cache_for(opts.ttl_ms)
     if opts.modern_only:
         server.middleware.append(modern_only)
     if opts.http is not None:

@@ -253,7 +253,9 @@ def status(ctx: Context, tokens: list[str]) -> Any:
 @command(
     "logs SERVER [--lines N]",
     "a server's stderr and its log messages",
-    "Log messages arrive at the level set with %mcp loglevel (the server's default otherwise).\n  %mcp logs everything",
+    "Log messages arrive at the level set with %mcp loglevel (the server's default otherwise; a\n"
+    "2026-07-28 server sends none until a level is set: %mcp loglevel SERVER info turns them on).\n"
+    "  %mcp logs everything",
 )
 def logs(ctx: Context, tokens: list[str]) -> Any:
     parser = Parser("logs")
@@ -263,7 +265,12 @@ def logs(ctx: Context, tokens: list[str]) -> Any:
     return display.ServerLogs(server_named(ctx, opts.server), opts.lines)
 
 
-@command("loglevel SERVER LEVEL", "ask a server to send log messages from LEVEL up", "  %mcp loglevel everything debug")
+@command(
+    "loglevel SERVER LEVEL",
+    "ask a server to send log messages from LEVEL up",
+    "A 2026-07-28 server is told on every request (it sends no logs until a level is set).\n"
+    "  %mcp loglevel everything debug",
+)
 def loglevel(ctx: Context, tokens: list[str]) -> None:
     opts = positional("loglevel", tokens, "server", "level")
     server_named(ctx, opts.server).set_log_level(opts.level)
