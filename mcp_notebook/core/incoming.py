@@ -64,6 +64,36 @@ def error_object(code: int, message: str, data: Any = None) -> JSON:
     return error
 
 
+async def answer(handlers: Handlers, server: str, method: str, params: JSON) -> JSON:
+    """Run the handler for one of ``server``'s questions (its own request, or an input
+    request of a round) and return its result; RPCError when there is none."""
+    current_server.set(server)  # the calling task's own context: handlers take only the params
+    handler = handlers.for_method(method)
+    if handler is None:
+        raise RPCError(METHOD_NOT_FOUND, f"mcp-notebook has no handler for {method}")
+    result = handler(params)
+    if inspect.isawaitable(result):
+        result = await result
+    return result or {}
+
+
+async def answer_all(handlers: Handlers, server: str, requests: dict[str, JSON]) -> JSON:
+    """Answer every input request of a round, each in its own task (a waiting cell shows
+    their cards one after another), keyed as asked. The first failure ends them all."""
+    keys = list(requests)
+    tasks = [
+        asyncio.ensure_future(answer(handlers, server, requests[k]["method"], requests[k].get("params") or {}))
+        for k in keys
+    ]
+    try:
+        results = await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
+    return dict(zip(keys, results, strict=True))
+
+
 class Incoming:
     """The server's requests being answered, by id. ``reply(message)`` sends an answer."""
 
@@ -88,15 +118,12 @@ class Incoming:
             task.cancel()
 
     async def _answer(self, rid: int | str, method: str, params: JSON) -> None:
-        current_server.set(self.name)  # this task's own context
         try:
-            handler = self.handlers.for_method(method)
-            if handler is None:
-                raise RPCError(METHOD_NOT_FOUND, f"mcp-notebook has no handler for {method}")
-            result = handler(params)
-            if inspect.isawaitable(result):
-                result = await result
-            reply: JSON = {"jsonrpc": "2.0", "id": rid, "result": result or {}}
+            reply: JSON = {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "result": await answer(self.handlers, self.name, method, params),
+            }
         except asyncio.CancelledError:
             return  # the server cancelled it: the spec says send nothing
         except RPCError as e:
@@ -108,4 +135,4 @@ class Incoming:
         await self._reply(reply)
 
 
-__all__ = ["Handler", "Handlers", "Incoming", "current_server", "error_object"]
+__all__ = ["Handler", "Handlers", "Incoming", "answer", "answer_all", "current_server", "error_object"]

@@ -38,11 +38,27 @@ class Waker(Protocol):
 class Pending:
     """One request awaiting its reply."""
 
-    __slots__ = ("deadline", "future", "method", "on_progress", "settled", "timeout", "watched")
+    __slots__ = (
+        "deadline",
+        "future",
+        "method",
+        "on_progress",
+        "params",
+        "rid",
+        "rounds",
+        "settled",
+        "timeout",
+        "watched",
+    )
 
-    def __init__(self, future: Any, method: str, timeout: float | None) -> None:
+    def __init__(self, future: Any, method: str, timeout: float | None, rid: int | str | None = None) -> None:
         self.future = future  # an asyncio.Future, or an Answer for blocking calls
         self.method = method
+        # The id on the wire: a new one per input-required round (rounds.py), None between
+        # rounds (nothing in flight while the answers are gathered).
+        self.rid = rid
+        self.params: Any = None  # as sent: a round's retry resends them
+        self.rounds: Any = None  # a rounds.Rounds once the server asked for input
         self.timeout = timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.on_progress: ProgressCallback | None = None
@@ -122,8 +138,16 @@ class PendingRequests:
         return next(self._ids)  # atomic: blocking calls come from any thread
 
     def add(self, rid: int, method: str, timeout: float | None, future: Any) -> Pending:
-        pending = self.by_id[rid] = Pending(future, method, timeout)
+        pending = self.by_id[rid] = Pending(future, method, timeout, rid)
         return pending
+
+    def remap(self, pending: Pending, rid: int, loop: asyncio.AbstractEventLoop) -> None:
+        """A retry (an input-required round) under a new id: the same Pending waits for it,
+        and its clock restarts (on the loop)."""
+        self.by_id[rid], pending.rid = pending, rid
+        pending.restart_clock()
+        if pending.deadline is not None and isinstance(pending.future, asyncio.Future):
+            self.watch(loop, pending.deadline)
 
     def settle(self, pending: Pending, result: JSON | None = None, error: MCPError | None = None) -> None:
         """Complete a request's future. Responses may be read on a blocking caller's

@@ -29,14 +29,12 @@ from ..errors import (
     RequestTimeout,
     RPCError,
 )
-from . import era, handshake
-from .incoming import Handlers, Incoming, current_server, error_object
+from . import era, handshake, rounds
+from .incoming import Handlers, Incoming, answer_all, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
 from .pending import Answer, Pending, PendingRequests, ProgressCallback, Waker
-from .protocol import (
-    INVALID_REQUEST,
-)
+from .protocol import INVALID_REQUEST
 from .transports.base import BlockingTransport, Transport
 
 JSON = dict[str, Any]
@@ -168,7 +166,7 @@ class ClientSession:
         timeout: float | EllipsisType | None,
         on_progress: ProgressCallback | None,
         future: Any,
-    ) -> tuple[int, JSON, Pending]:
+    ) -> tuple[JSON, Pending]:
         """Prepare a request: its id, its message, its place among those in flight."""
         if self._closed:
             raise self.closed_exception()
@@ -184,14 +182,19 @@ class ClientSession:
         if params is not None:
             message["params"] = params
         pending = self._requests.add(rid, method, self.request_timeout if timeout is ... else timeout, future)
-        pending.on_progress = on_progress
-        return rid, message, pending
+        pending.on_progress, pending.params = on_progress, params
+        return message, pending
 
-    def _give_up(self, rid: int, pending: Pending, error: BaseException | None) -> JSON | None:
+    def _give_up(self, pending: Pending, error: BaseException | None) -> JSON | None:
         """Finish a request its caller gave up on (a cancel, a timeout), on either path: its
-        reply stream is dropped now, and the notice that tells the server is returned, to
-        be sent the caller's way. None: nothing to tell (closed; or initialize, which the
-        spec forbids cancelling)."""
+        reply stream is dropped now (and its rounds end), and the notice that tells the
+        server is returned, to be sent the caller's way. None: nothing to tell (closed;
+        between rounds; or initialize, which the spec forbids cancelling)."""
+        rid = pending.rid
+        if pending.rounds is not None:
+            pending.rounds.end()  # no retry is sent; its questions are withdrawn
+        if rid is None:
+            return None
         self.transport.abandon(rid)
         if self._closed or pending.method == "initialize":
             return None
@@ -207,7 +210,7 @@ class ClientSession:
         *,
         timeout: float | EllipsisType | None = ...,  # ...: the session's request_timeout
         on_progress: ProgressCallback | None = None,
-        on_id: Callable[[int], None] | None = None,
+        on_id: Callable[[int | str], None] | None = None,
     ) -> JSON:
         """Send a request and wait for its result, on the loop.
 
@@ -216,9 +219,9 @@ class ClientSession:
         ``on_id(id)`` runs before it is sent (what the server tags with its id is known).
         """
         loop = self._loop or asyncio.get_running_loop()
-        rid, message, pending = self._begin(method, params, timeout, on_progress, loop.create_future())
-        if on_id is not None:
-            on_id(rid)
+        message, pending = self._begin(method, params, timeout, on_progress, loop.create_future())
+        if on_id is not None and pending.rid is not None:
+            on_id(pending.rid)
         if pending.deadline is not None:
             self._requests.watch(loop, pending.deadline)
         try:
@@ -232,12 +235,12 @@ class ClientSession:
             result: JSON = await pending.future
             return result
         except (asyncio.CancelledError, RequestTimeout) as e:
-            notice = self._give_up(rid, pending, e)
+            notice = self._give_up(pending, e)
             if notice is not None:
                 await self._send_quietly(notice)
             raise
         finally:
-            self._pending.pop(rid, None)
+            self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
 
     @property
     def can_block(self) -> bool:
@@ -262,9 +265,9 @@ class ClientSession:
         transport = self._blocking
         if transport is None:
             raise RuntimeError(f"{self.transport.describe()} cannot send from this thread: use request()")
-        rid, message, pending = self._begin(method, params, timeout, on_progress, Answer())
+        message, pending = self._begin(method, params, timeout, on_progress, Answer())
         if waker is not None:
-            waker.cancel = lambda: self.cancel(rid)
+            waker.cancel = lambda: self.cancel(pending)
         try:
             try:
                 transport.send_nowait(message, pending.timeout)
@@ -272,12 +275,12 @@ class ClientSession:
                 raise _not_json(method, e) from None
             return self._wait_here(transport, pending, waker)
         except (KeyboardInterrupt, RequestTimeout) as e:
-            notice = self._give_up(rid, pending, e)
+            notice = self._give_up(pending, e)
             if notice is not None:
                 self._send_quietly_now(notice)
             raise
         finally:
-            self._pending.pop(rid, None)
+            self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
 
     def _wait_here(self, transport: BlockingTransport, pending: Pending, waker: Waker | None) -> JSON:
         """A blocking request's wait: read the reply on this thread when nobody else is
@@ -294,6 +297,8 @@ class ClientSession:
             if remaining is not None and remaining <= 0:
                 raise self._requests.timeout_error(pending)
             step = remaining if waker is None else _shortest(remaining, waker.interval())
+            if pending.rounds is not None:  # the clock restarts with each retry (on the loop): look again soon
+                step = _shortest(step, 0.1)
             if not pending.settled and transport.pump(pending.is_settled, step, wake_fd):
                 if waker is not None and not pending.settled:
                     waker.serve()  # woken: the server asked something, or time to poll
@@ -306,13 +311,12 @@ class ClientSession:
                 waker.serve()
             # else: progress may have moved the deadline; look again
 
-    def cancel(self, rid: int) -> None:
+    def cancel(self, pending: Pending) -> None:
         """A person's Cancel (from any thread): the request ends now with RequestCancelled,
-        and the server is told."""
-        pending = self._pending.get(rid)
-        if pending is None or pending.settled:
+        and the server is told (under the id it is in flight with)."""
+        if pending.settled:
             return
-        notice = self._give_up(rid, pending, None)
+        notice = self._give_up(pending, None)
         if notice is not None:
             self._send_quietly_now(notice)
         error = RequestCancelled(f"{pending.method} to server {self.name!r} was cancelled; the server was told")
@@ -373,11 +377,55 @@ class ClientSession:
             elif "error" in message:
                 error = message["error"]
                 rpc_error = RPCError(error["code"], error.get("message", ""), error.get("data"))
-                self._requests.settle(pending, error=rpc_error)
+                self._requests.settle(pending, error=rounds.missing_capability(rpc_error, pending.method, self.name))
+            elif self._meta is not None and rounds.asks(pending.method, message["result"]):
+                self._round(pending, message["result"])
             else:
                 self._requests.settle(pending, result=message["result"])
         except Exception as e:  # nothing may reach the transport's reader: it has more to read
             self.diagnostics.append(f"handling {excerpt(message, 80)} failed: {type(e).__name__}: {e}")
+
+    # -- input-required rounds (rounds.py): the caller keeps waiting on its one Pending ---
+
+    def _round(self, pending: Pending, result: JSON) -> None:
+        """The server asked for input (any thread): nothing is in flight, and the clock stops
+        (a person may take long), while the loop answers and retries."""
+        state = pending.rounds = pending.rounds or rounds.Rounds(self.name, pending.method, pending.params or {})
+        self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
+        pending.rid = pending.deadline = None
+        pending.watched = False  # the retries are read by the loop
+        try:
+            asked = state.next(result)
+        except ProtocolError as e:
+            self._requests.settle(pending, error=e)
+            return
+        assert self._loop is not None
+        state.task = asyncio.run_coroutine_threadsafe(self._answer_round(pending, asked), self._loop)
+
+    async def _answer_round(self, pending: Pending, asked: rounds.Round) -> None:
+        state: rounds.Rounds = pending.rounds
+        try:
+            if state.over:
+                return
+            if asked.requests:
+                answers: JSON | None = await answer_all(self.handlers, self.name, asked.requests)
+            else:
+                await asyncio.sleep(state.backoff())  # only state: the server is not ready yet
+                answers = None
+        except asyncio.CancelledError:
+            return  # its caller gave up
+        except Exception as e:  # a question refused or failed: the whole request fails, saying so
+            self._requests.settle(pending, error=rounds.failed(e, pending.method, self.name))
+            return
+        if state.over or pending.settled or self._closed:
+            return
+        rid = self._requests.new_id()
+        params = state.retry_params(answers, asked.state, rid)
+        self._requests.remap(pending, rid, asyncio.get_running_loop())  # its clock restarts now
+        try:
+            await self.transport.send({"jsonrpc": "2.0", "id": rid, "method": pending.method, "params": params})
+        except MCPError as e:
+            self._requests.settle(pending, error=e)
 
     def _malformed(self, message: Any, problem: str) -> None:
         """Skip a malformed message, noting it; whoever waits on it hears why at once."""

@@ -97,6 +97,14 @@ def schema_ref(server: Server) -> None:
         print(tool.name, json.dumps(tool.input_schema)[:200])
 
 
+@scenario("sep-2322-client-request-state")
+def request_state(server: Server) -> None:
+    # Each tool asks for input (an elicitation) and checks the retry; one between them
+    # must carry nothing of the others' rounds; one answers without a resultType.
+    for tool in ("test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"):
+        print(server.call_tool(tool).text)
+
+
 def authorized(server: Server) -> None:
     """Every auth/* scenario: log in on the 401 (headlessly), then use every tool (a scope
     step-up may come with one)."""

@@ -167,6 +167,27 @@ def cache_for(ttl_ms: int) -> None:
 # -- end of subscriptions, logging and caching hints -------------------------------------
 
 
+# -- input-required rounds (mrtr): a form whose every field has a default ----------------
+
+
+class Guest(BaseModel):
+    name: str = "Guest"
+    party: int = 2
+
+
+def ask_guest() -> Elicit[Guest]:
+    return Elicit("Who is coming?", Guest)
+
+
+@server.tool()
+def book_default(guest: Annotated[Guest, Resolve(ask_guest)]) -> str:
+    """Book a table: asks who is coming (every field has a default)."""
+    return f"booked {guest.party} for {guest.name}"
+
+
+# -- end of mrtr's block ----------------------------------------------------------------
+
+
 def modern_only(ctx: Any, call_next: Any) -> Any:
     if ctx.method == "initialize":
         raise MCPError.from_error_data(

@@ -1,0 +1,89 @@
+"""A raw modern-era (2026-07-28) stdio server for input-required rounds: it records every
+``tools/call`` it gets and misbehaves on cue, as no real server does.
+
+    python tests/servers/mrtr_raw.py
+
+Tools: ``forever`` answers input_required every time (with a fresh state); ``stateful``
+asks once with a ``requestState`` full of awkward characters, then returns what came back;
+``plain`` returns what its params carried (inputResponses/requestState must be absent);
+``state_only`` first answers with a requestState and no inputRequests; ``needs_cap`` fails
+with -32021 (elicitation); ``slow_ask`` asks once (its answer is held by the client's test);
+``record`` returns every tools/call seen so far (id, name, params without _meta).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+VERSION = "2026-07-28"
+STATE = 'ü"\\n\u2028 {"x": [1, 2.50]}  \t<b>&amp;</b> 🍣'  # JSON escapes, spaces, a number as text
+TOOLS = [
+    {"name": name, "inputSchema": {"type": "object"}}
+    for name in ("forever", "stateful", "plain", "state_only", "needs_cap", "slow_ask", "record")
+]
+ASK = {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {
+    "type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}}}}  # fmt: skip
+calls: list[dict] = []
+rounds = 0
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def input_required(**fields: object) -> dict:
+    return {"resultType": "input_required", **fields}
+
+
+def call(name: str, params: dict) -> dict:
+    global rounds
+    answers, state = params.get("inputResponses"), params.get("requestState")
+    if name == "forever":
+        rounds += 1
+        return input_required(inputRequests={"again": ASK}, requestState=f"round {rounds}")
+    if name == "stateful":
+        if answers is None:
+            return input_required(inputRequests={"who": ASK}, requestState=STATE)
+        text = json.dumps({"echoed": state == STATE, "answers": answers})
+        return {"resultType": "complete", "content": [{"type": "text", "text": text}]}
+    if name == "state_only":
+        if state is None:
+            return input_required(requestState="wait")
+        return {"content": [{"type": "text", "text": f"state came back: {state}"}]}
+    if name == "slow_ask" and answers is None:
+        return input_required(inputRequests={"who": ASK})
+    if name == "record":
+        return {"content": [{"type": "text", "text": json.dumps(calls)}]}
+    text = json.dumps({k: params.get(k) for k in ("inputResponses", "requestState")})
+    return {"resultType": "complete", "content": [{"type": "text", "text": text}]}
+
+
+def main() -> None:
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, rid, params = message.get("method"), message.get("id"), message.get("params") or {}
+        if rid is None:
+            continue
+        if method == "server/discover":
+            result = {"supportedVersions": [VERSION], "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "mrtr-raw", "version": "1"}}  # fmt: skip
+        elif method == "tools/list":
+            result = {"tools": TOOLS}
+        elif method == "tools/call":
+            calls.append({"id": rid, "name": params.get("name"), **{k: v for k, v in params.items() if k != "_meta"}})
+            if params.get("name") == "needs_cap":
+                error = {"code": -32021, "message": "Server requires the elicitation capability for this request",
+                         "data": {"requiredCapabilities": {"elicitation": {}}}}  # fmt: skip
+                send({"jsonrpc": "2.0", "id": rid, "error": error})
+                continue
+            result = call(params.get("name", ""), params)
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no {method}"}})
+            continue
+        send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+
+if __name__ == "__main__":
+    main()
