@@ -7,7 +7,7 @@ capabilities offer, updates of the subscribed URIs). The server acknowledges it,
 everything it sends on it with the request's id. When the subscribed URIs change, a new
 request is made and, once acknowledged, the old one is ended; so one subscription is live
 at a time, and what is tagged for another is dropped. The connection does the I/O
-(runtime/connection.py).
+(runtime/listening.py).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@
 - steps.py: how one operation runs blocking or awaited (its steps);
 - params.py: a request's parameters from Python values, and names looked up in listings;
 - connection.py: one server's transport and session, kept alive;
+- listening.py: a connection's subscriptions (resources/subscribe, subscriptions/listen);
 - handle.py: ``Server``, the client's handle to one server, with its operations;
 - client.py: ``Client``, the registry of named servers;
 - interaction.py, terminal.py, login.py: how a person is asked (a login: login.py).

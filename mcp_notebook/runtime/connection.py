@@ -3,8 +3,7 @@
 A ``Connection`` builds the transport its config names (stdio, Streamable HTTP, legacy
 SSE; ``auto`` tries the first HTTP one, then the other), wires OAuth for a remote server,
 words startup failures, opens a new session when a remote server ends one, fans the
-server's notifications out, keeps the subscriptions (``resources/subscribe`` on a legacy
-server; one ``subscriptions/listen`` on a modern one, opened again on each new session)
+server's notifications out, keeps the subscriptions going across sessions (listening.py)
 and chooses how a blocking request is sent: on the calling thread (the fast path) or on
 the background loop. Its status says where it stands.
 Everything here that awaits runs on the background loop.
@@ -23,7 +22,7 @@ from ..core.era import is_modern, legacy_sse_answer
 from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import UNSUPPORTED_PROTOCOL_VERSION
 from ..core.session import ClientSession, ProgressCallback
-from ..core.subscriptions import ACKNOWLEDGED, LISTEN, UPDATED, Listen, Subscriptions, listen_filter
+from ..core.subscriptions import UPDATED
 from ..core.transports import (
     AuthChallenge,
     HttpStatusError,
@@ -38,7 +37,6 @@ from ..errors import (
     LoginRequired,
     MCPError,
     NotConnected,
-    ProtocolError,
     RequestTimeout,
     RPCError,
     ServerExited,
@@ -46,11 +44,11 @@ from ..errors import (
     StartupError,
 )
 from .context import DEFAULT, Runtime
+from .listening import Listener, Listening
 
 T = TypeVar("T")
 JSON = dict[str, Any]
 AnyTransport = StdioTransport | StreamableHttpTransport | SseTransport
-Listener = Callable[[str, JSON], Any]
 
 
 class Connection:
@@ -67,14 +65,10 @@ class Connection:
         self.transport_name = config.transport  # what is in use (auto resolves to http or sse)
         self.auth: OAuth | None = None  # OAuth for a remote server (made on first connect)
         self.listeners: list[Listener] = []  # fn(method, params) for each notification
-        self.subscriptions: dict[str, list[Listener]] = {}  # uri -> fn(uri, params)
         self.protocol_seen: str | None = None  # the version the last session settled on
         self.log_level: str | None = None  # a modern server's requests carry it (%mcp loglevel)
-        self.listens = Subscriptions()  # the session's subscriptions/listen requests (modern)
+        self.listening = Listening(self)  # the URIs followed, and how the server is told
         self.reads = ResultCache()  # resources/read results a modern server said stay fresh
-        self._listening: dict[Listen, tuple[asyncio.Future[JSON], asyncio.Future[JSON]]] = {}  # (request, ack)
-        self._relistens = 0  # subscriptions the server ended, opened again since the last asked for
-        self._relisten_task: asyncio.Future[None] | None = None
         self._renewing: asyncio.Lock | None = None
         self._renew_task: asyncio.Future[None] | None = None
 
@@ -157,8 +151,7 @@ class Connection:
         session.add_listener(self._on_notification)
         session.log_level = self.log_level
         session.auth_context = self.auth_context
-        self.listens = Subscriptions()
-        session.accepts = self.listens.accepts
+        self.listening.began(session)
         self.reads.clear()
         timeout = self._startup_timeout()
         try:
@@ -182,7 +175,7 @@ class Connection:
             raise error from None
         self.protocol_seen = session.protocol_version
         self.status = Status.CONNECTED
-        await self._resubscribe(session, timeout)
+        await self.listening.resubscribe(session, timeout)
 
     def _protocol_for(self, kind: str) -> str:
         """What the session is told to speak: the config's pin; else legacy on SSE (it has
@@ -281,19 +274,9 @@ class Connection:
         session = self.session
         if session is None:
             return
-        if method == ACKNOWLEDGED:
-            self._acknowledged(params)
-        elif method == "notifications/cancelled" and session.modern:
-            # A modern server ends a subscription this way (it sends no other cancel).
-            listen = self.listens.owns(params.get("requestId"))
-            if listen is not None and listen.id is not None:
-                session.fail_request(listen.id, NotConnected(f"server {self.name!r} ended the subscription"))
-        if method == UPDATED:
-            uri = params.get("uri")
-            if isinstance(uri, str):
-                self.reads.drop("resources/read", uri)
-            for callback in self.subscriptions.get(uri if isinstance(uri, str) else "", []):
-                session.call_safely(callback, uri, params)
+        if method == UPDATED and isinstance(uri := params.get("uri"), str):
+            self.reads.drop("resources/read", uri)  # before its callbacks, which may read it again
+        self.listening.notified(session, method, params)
         for listener in list(self.listeners):
             session.call_safely(listener, method, params)
         for hook in list(self.runtime.notification_listeners):
@@ -303,132 +286,16 @@ class Connection:
         await self.connected().notify(method, params)
 
     async def subscribe(self, uri: str, callback: Listener | None) -> None:
-        """Follow ``uri``: ``resources/subscribe`` (legacy), or a new subscriptions/listen
-        naming it, acknowledged, in place of the live one (modern)."""
-        session = self.connected()
-        if not session.modern:
-            await self.request("resources/subscribe", {"uri": uri})
-        elif uri not in self.subscriptions or uri not in self._live_uris():
-            added = uri not in self.subscriptions
-            self.subscriptions.setdefault(uri, [])
-            try:
-                await self._listen(session, self.request_timeout)
-                if uri not in self._live_uris():
-                    offered = (session.server_capabilities.get("resources") or {}).get("subscribe") is True
-                    raise ProtocolError(
-                        f"server {self.name!r} did not agree to send updates of {uri}"
-                        if offered
-                        else f"server {self.name!r} does not offer resource subscriptions"
-                    )
-            except BaseException:
-                if added:
-                    self.subscriptions.pop(uri, None)
-                raise
-        callbacks = self.subscriptions.setdefault(uri, [])
-        if callback is not None:
-            callbacks.append(callback)
+        """Follow ``uri`` (listening.py): ``callback(uri, params)`` on each update."""
+        await self.listening.subscribe(uri, callback)
 
     async def unsubscribe(self, uri: str) -> None:
-        session = self.connected()
-        if not session.modern:
-            await self.request("resources/unsubscribe", {"uri": uri})
-            self.subscriptions.pop(uri, None)
-            return
-        if self.subscriptions.pop(uri, None) is not None:
-            await self._listen(session, self.request_timeout)  # the same, without it
+        await self.listening.unsubscribe(uri)
 
-    def _live_uris(self) -> list[str]:
-        live = self.listens.live
-        return live.uris() if live is not None else []
-
-    # -- subscriptions/listen (modern) ---------------------------------------------------
-
-    async def _resubscribe(self, session: ClientSession, timeout: float | None) -> None:
-        """A new session follows what the last one did: a modern one listens (list changes,
-        the subscribed URIs); a legacy one subscribes to the URIs again. Failures are noted
-        in the diagnostics: the connection works without them."""
-        self._relistens = 0
-        try:
-            if session.modern:
-                await self._listen(session, timeout)
-            else:
-                for uri in list(self.subscriptions):
-                    await session.request("resources/subscribe", {"uri": uri})
-        except MCPError as e:
-            session.diagnostics.append(f"subscribing again failed: {e}")
-
-    async def _listen(self, session: ClientSession, timeout: float | None) -> Listen | None:
-        """Open a subscription for what is wanted now and wait (up to ``timeout``) for the
-        server's acknowledgement, which ends the one it replaces. None: nothing to listen
-        for (and the live one, if any, is ended)."""
-        wanted = listen_filter(session.server_capabilities, self.subscriptions)
-        if not wanted:
-            if self.listens.live is not None:
-                self._end(self.listens.live)
-            return None
-        listen = Listen(wanted)
-        loop = asyncio.get_running_loop()
-        ack: asyncio.Future[JSON] = loop.create_future()
-        # Long-lived: no timeout (it is nobody's call to wait on); over HTTP its reply stream stays open.
-        params = {"notifications": wanted}
-        request = asyncio.ensure_future(
-            session.request(LISTEN, params, timeout=None, on_id=lambda rid: self.listens.sent(listen, rid))
-        )
-        self._listening[listen] = (request, ack)
-        request.add_done_callback(lambda done: self._listen_ended(session, listen, done))
-        try:
-            await asyncio.wait((request, ack), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:
-            self._end(listen)
-            raise
-        if ack.done():
-            return listen
-        if request.done():
-            if not request.cancelled() and request.exception() is not None:
-                raise request.exception()  # type: ignore[misc]
-            raise ProtocolError(f"server {self.name!r} ended {LISTEN} before acknowledging it")
-        self._end(listen)
-        raise RequestTimeout(f"server {self.name!r} did not acknowledge {LISTEN} within {timeout:g} s")
-
-    def _acknowledged(self, params: JSON) -> None:
-        found = self.listens.acknowledged(params)
-        if found is None:
-            return
-        listen, replaced = found
-        _, ack = self._listening.get(listen, (None, None))
-        if ack is not None and not ack.done():
-            ack.set_result(listen.agreed or {})
-        if replaced is not None:
-            self._end(replaced)  # ended only now: no update is missed in between
-
-    def _end(self, listen: Listen) -> None:
-        """End a subscription of ours (its request is cancelled: the server is told)."""
-        self.listens.ended(listen)
-        request, _ = self._listening.get(listen, (None, None))
-        if request is not None:
-            request.cancel()
-
-    def _listen_ended(self, session: ClientSession, listen: Listen, request: asyncio.Future[JSON]) -> None:
-        self._listening.pop(listen, None)
-        live = self.listens.ended(listen)
-        if request.cancelled():
-            return  # ended by us
-        error = request.exception()
-        if live and session is self.session and not session.closed and self._relistens < 3:
-            # The server ended the live one (or its stream dropped): listen again, after a
-            # pause, a few times; a new session does it anyway.
-            self._relistens += 1
-            why = f": {error}" if error is not None else ""
-            session.diagnostics.append(f"{LISTEN} ended by the server{why}; listening again")
-            self._relisten_task = asyncio.ensure_future(self._relisten(session, 2.0 ** (self._relistens - 1)))
-
-    async def _relisten(self, session: ClientSession, delay: float) -> None:
-        await asyncio.sleep(delay)  # a pause before asking a server that just ended it
-        if session is self.session and not session.closed and self.listens.live is None:
-            try:
-                await self._listen(session, self.request_timeout)
-            except MCPError as e:
-                session.diagnostics.append(f"{LISTEN} again failed: {e}")
+    @property
+    def subscriptions(self) -> dict[str, list[Listener]]:
+        """The URIs followed: uri -> fn(uri, params)."""
+        return self.listening.subscriptions
 
     # -- requests ----------------------------------------------------------------------
 

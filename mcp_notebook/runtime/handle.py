@@ -21,8 +21,9 @@ from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
 from ..errors import ProtocolError, RPCError, UnknownPrompt, UnknownTool
-from .connection import Connection, Listener
+from .connection import Connection
 from .context import DEFAULT, Runtime
+from .listening import Listener
 from .params import (
     complete_params,
     did_you_mean,
