@@ -5,7 +5,7 @@ A modern server may answer ``tools/call``, ``resources/read`` or ``prompts/get``
 sampling, roots) and an opaque ``requestState``. The client answers every question and sends
 the request again, under a new id, with ``inputResponses`` and the state echoed byte for
 byte. Here: what such a result must hold, what the retry carries, and the cap on rounds.
-The session (session.py) keeps the caller waiting on one request while the rounds happen;
+The session keeps the caller waiting on one request while the rounds happen (roundtrips.py);
 incoming.py runs the handlers that answer.
 """
 

@@ -4,7 +4,7 @@ what the server sends (responses, notifications, its own requests).
 One session runs on one asyncio loop over one transport. It speaks raw protocol dicts;
 typed results and argument checks live a layer up. Beside it: pending.py keeps the
 requests in flight, listings.py the cached listings, incoming.py answers the server's
-requests.
+requests, roundtrips.py a modern server's input-required rounds.
 """
 
 from __future__ import annotations
@@ -30,11 +30,12 @@ from ..errors import (
     RPCError,
 )
 from . import era, handshake, rounds
-from .incoming import Handlers, Incoming, answer_all, current_server, error_object
+from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
 from .pending import Answer, Pending, PendingRequests, ProgressCallback, Waker
 from .protocol import INVALID_REQUEST
+from .roundtrips import InputRounds
 from .transports.base import BlockingTransport, Transport
 
 JSON = dict[str, Any]
@@ -80,6 +81,7 @@ class ClientSession:
         self.accepts: Callable[[str, JSON], bool] | None = None
         self._listings = Listings(name, self.request, self.diagnostics, self._spawn, self, transport)
         self._incoming = Incoming(name, self.handlers, self._send_quietly)
+        self._rounds = InputRounds(self, self._requests)
         self._listeners: list[NotificationListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Future[Any]] = set()
@@ -379,53 +381,11 @@ class ClientSession:
                 rpc_error = RPCError(error["code"], error.get("message", ""), error.get("data"))
                 self._requests.settle(pending, error=rounds.missing_capability(rpc_error, pending.method, self.name))
             elif self._meta is not None and rounds.asks(pending.method, message["result"]):
-                self._round(pending, message["result"])
+                self._rounds.asked(pending, message["result"], self._loop)  # the caller keeps waiting
             else:
                 self._requests.settle(pending, result=message["result"])
         except Exception as e:  # nothing may reach the transport's reader: it has more to read
             self.diagnostics.append(f"handling {excerpt(message, 80)} failed: {type(e).__name__}: {e}")
-
-    # -- input-required rounds (rounds.py): the caller keeps waiting on its one Pending ---
-
-    def _round(self, pending: Pending, result: JSON) -> None:
-        """The server asked for input (any thread): nothing is in flight, and the clock stops
-        (a person may take long), while the loop answers and retries."""
-        state = pending.rounds = pending.rounds or rounds.Rounds(self.name, pending.method, pending.params or {})
-        self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
-        pending.rid = pending.deadline = None
-        pending.watched = False  # the retries are read by the loop
-        try:
-            asked = state.next(result)
-        except ProtocolError as e:
-            self._requests.settle(pending, error=e)
-            return
-        assert self._loop is not None
-        state.task = asyncio.run_coroutine_threadsafe(self._answer_round(pending, asked), self._loop)
-
-    async def _answer_round(self, pending: Pending, asked: rounds.Round) -> None:
-        state: rounds.Rounds = pending.rounds
-        try:
-            if state.over:
-                return
-            if asked.requests:
-                answers: JSON | None = await answer_all(self.handlers, self.name, asked.requests)
-            else:
-                await asyncio.sleep(state.backoff())  # only state: the server is not ready yet
-                answers = None
-        except asyncio.CancelledError:
-            return  # its caller gave up
-        except Exception as e:  # a question refused or failed: the whole request fails, saying so
-            self._requests.settle(pending, error=rounds.failed(e, pending.method, self.name))
-            return
-        if state.over or pending.settled or self._closed:
-            return
-        rid = self._requests.new_id()
-        params = state.retry_params(answers, asked.state, rid)
-        self._requests.remap(pending, rid, asyncio.get_running_loop())  # its clock restarts now
-        try:
-            await self.transport.send({"jsonrpc": "2.0", "id": rid, "method": pending.method, "params": params})
-        except MCPError as e:
-            self._requests.settle(pending, error=e)
 
     def _malformed(self, message: Any, problem: str) -> None:
         """Skip a malformed message, noting it; whoever waits on it hears why at once."""
