@@ -66,7 +66,14 @@ def standard_headers(message: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAMED = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 
 def rpc_error_page(response: httpx.Response) -> RPCError | None:
