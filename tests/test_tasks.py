@@ -11,6 +11,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -20,6 +21,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from kernels import Kernel, text_of
 from test_remote import free_port, running
+from test_terminal import ipython
 
 from mcp_notebook import Client, Handlers, Server
 from mcp_notebook.core.tasks import TASK_COLUMNS, TaskRecord
@@ -107,8 +109,8 @@ def test_cancelling_sends_tasks_cancel(client: Client, everything: Server) -> No
     assert everything.call_tool("echo", {"message": "still here"}).text == "Echo: still here"
 
 
-def test_an_optional_task_only_when_asked(client: Client, everything: Server) -> None:
-    # No tool of server-everything is optional: a required one is a task whatever is asked.
+def test_asking_for_a_task_where_the_tool_has_none_is_a_plain_call(client: Client, everything: Server) -> None:
+    # task=True asks only where a tool says tasks are optional (server-everything has none such).
     assert everything.call_tool("echo", {"message": "x"}, task=True).text == "Echo: x"
     assert client.runtime.tasks.records() == []
 
@@ -226,3 +228,31 @@ def test_cancel_and_interrupt_send_tasks_cancel(kernel: Kernel, how: str) -> Non
     )
     assert "server says cancelled" in text_of(kernel.run(check))
     assert "cancelled" in text_of(kernel.run("%mcp tasks tasks"))
+
+
+# -- on a terminal: a status line, Ctrl-C -------------------------------------------------
+
+
+def t_status(term: Any) -> str:
+    """What the server says of the terminal's last task."""
+    return str(term.run("c['tasks'].request('tasks/get', {'taskId': t.task_id})['status']")).split()[-1]
+
+
+def test_a_status_line_on_a_terminal_and_ctrl_c_cancels(tmp_path: Path) -> None:
+    term = ipython(tmp_path)
+    try:
+        term.run("%load_ext mcp_notebook")
+        term.run(f"%mcp add tasks -- {' '.join(TASKS_SERVER)}")
+        out = term.run("r = %mcp call tasks.slow_task seconds=0.6")
+        assert "[tasks.slow_task] task working: step" in out and "HBox(" not in out, out
+        term.send("r = %mcp call tasks.slow_task seconds=60")
+        term.expect(r"\[tasks\.slow_task\] task working: step 1/3")
+        term.child.sendintr()
+        assert "KeyboardInterrupt" in term.wait_prompt()
+        term.run("import time; from mcp_notebook import get_client; c = get_client()")
+        term.run("t = c.runtime.tasks.records()[-1]")
+        # A wait with a deadline for the cancel to be acknowledged here, then the server's word.
+        term.run("any(t.status == 'cancelled' or time.sleep(0.01) for _ in range(3000))")
+        assert t_status(term) == "'cancelled'"
+    finally:
+        term.close()
