@@ -19,7 +19,7 @@ import pytest
 from conftest import EVERYTHING, SERVERS, node
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, text_of
+from kernels import Kernel, kernel_env, kernel_names, text_of
 from test_remote import free_port, running
 from test_terminal import ipython
 
@@ -184,10 +184,11 @@ def test_mcp_tasks_lists_them() -> None:
 # -- in a real kernel: the progress card, its Cancel, an interrupt ---------------------------
 
 
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel("python3", cwd=str(tmp_path_factory.mktemp("kernel")))
+@pytest.fixture(scope="module", params=kernel_names())
+def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(request.param))
     try:
+        k.like_jupyterlab()  # clicks on a subshell where the kernel needs them there (7.0-7.3)
         text = text_of(k.run(
             "%load_ext mcp_notebook\n"
             f"%mcp add everything -- {node()} {EVERYTHING} stdio\n"
@@ -205,6 +206,20 @@ def test_the_status_shows_on_a_card_until_the_result(kernel: Kernel) -> None:
     kernel.wait_for_text("simulate-research-query</code> task working: Gathering sources")  # the server's status
     assert "Research Report: tides" in text_of(kernel.outputs(cell))
     kernel.wait_for_text("simulate-research-query</code> done")
+
+
+def test_what_a_task_asks_shows_as_a_card(kernel: Kernel) -> None:
+    # 2026-07-28: inputRequests, answered with tasks/update.
+    cell = kernel.start("r = %mcp call tasks.confirm_task item=a.txt\nr.text")
+    kernel.set_value("Delete?", True)
+    kernel.click("Accept")
+    assert "deleted a.txt" in text_of(kernel.outputs(cell))
+    # 2025-11-25: elicitation/create while tasks/result waits.
+    kernel.forget_widgets()
+    cell = kernel.start("r = %mcp call everything.simulate-research-query topic=python ambiguous=true\nr.text")
+    kernel.set_value("Clarification", "Python snake species")
+    kernel.click("Accept")
+    assert "**Clarification**: snake" in text_of(kernel.outputs(cell))
 
 
 @pytest.mark.parametrize("how", ["Cancel", "interrupt"])
