@@ -23,7 +23,15 @@ HeaderMap = dict[tuple[str, ...], str]  # an argument's path (properties keys) -
 
 ANNOTATION = "x-mcp-header"
 PARAM_PREFIX = "Mcp-Param-"
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name mirrors
+# What Mcp-Name mirrors (the tasks extension names its task the same way).
+NAMED = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 PRIMITIVES = ("string", "integer", "boolean")
 SAFE_INTEGER = 2**53 - 1  # the spec bounds mirrored integers to what JavaScript holds exactly
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 tchar

@@ -29,7 +29,7 @@ from ..errors import (
     RequestTimeout,
     RPCError,
 )
-from . import era, handshake, rounds
+from . import era, handshake, rounds, tasks
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
@@ -113,7 +113,8 @@ class ClientSession:
         """Speak modern ``version`` from now on (every request carries the _meta), with
         what the discover ``result`` says of the server."""
         self.protocol_version = version
-        self._meta = era.request_meta(version, self.declared_capabilities, self.client_info, self._log_level)
+        declared = tasks.with_extension(self.declared_capabilities)  # tasks: followed by call_tool
+        self._meta = era.request_meta(version, declared, self.client_info, self._log_level)
         self.server_info = era.discovered_info(result)
         capabilities = result.get("capabilities")
         self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}

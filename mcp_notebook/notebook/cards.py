@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -411,12 +412,12 @@ class ProgressCard:
         if total:
             self.bar.max = float(total)
             self.bar.value = min(float(progress), float(total))
-            shown = f"{progress:g}/{total:g}"
+            shown = f"{progress:g}/{total:g} "
         else:
             self.bar.bar_style = "info"
             self.bar.value = self.bar.max  # unknown total: a full, striped-looking bar
-            shown = f"{progress:g}"
-        self.label.value = self.prefix + escape(f"{shown} {message or ''}")
+            shown = "" if math.isnan(progress) else f"{progress:g} "  # NaN: a status (a task's), no count
+        self.label.value = self.prefix + escape(f"{shown}{message or ''}")
 
     def finish(self, note: str) -> None:
         self.button.disabled = True

@@ -9,6 +9,7 @@ obey its escape sequences."""
 
 from __future__ import annotations
 
+import math
 import shutil
 import sys
 import time
@@ -120,11 +121,11 @@ class ProgressLine:
 
     def update(self, progress: float, total: float | None, message: str | None) -> None:
         if total:
-            shown = f"{100 * min(progress / total, 1):.0f}% ({progress:g}/{total:g})"
+            shown = f" {100 * min(progress / total, 1):.0f}% ({progress:g}/{total:g})"
         else:
-            shown = f"{progress:g}"
+            shown = "" if math.isnan(progress) else f" {progress:g}"  # NaN: a status (a task's), no count
         tail = " " + " ".join(printable(message).split()) if message else ""
-        self.text = f"{self.prefix} {shown}{tail}"
+        self.text = f"{self.prefix}{shown}{tail}"
         self.updates += 1
         now = time.monotonic()
         if self.updates == 1 or (self.tty and now - self.last >= self.every):

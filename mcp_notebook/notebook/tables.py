@@ -1,4 +1,4 @@
-"""The DataFrames of listings: ``%mcp servers/tools/resources/templates/prompts/roots``.
+"""The DataFrames of listings: ``%mcp servers/tools/resources/templates/prompts/roots/tasks``.
 
 A listing's text (names, titles, descriptions) is the server's, and pandas prints strings
 as they are in a terminal: listings hold it printable (core/text.py). A result's table
@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.frames import records_frame
+from ..core.tasks import TASK_COLUMNS, TaskRecord
 from ..core.text import printable
 from ..core.types import Prompt, Resource, ResourceTemplate, Tool
 
@@ -26,6 +27,7 @@ __all__ = [
     "resources_frame",
     "roots_frame",
     "servers_frame",
+    "tasks_frame",
     "templates_frame",
     "tool_arguments",
     "tools_frame",
@@ -134,3 +136,8 @@ def prompts_frame(prompts: Iterable[Prompt]) -> pd.DataFrame:
 
 def roots_frame(roots: list[dict[str, Any]]) -> pd.DataFrame:
     return _frame([{"uri": r.get("uri"), "name": r.get("name")} for r in roots], ["uri", "name"])
+
+
+def tasks_frame(records: Iterable[TaskRecord]) -> pd.DataFrame:
+    """``%mcp tasks``: one row per task, its last known state."""
+    return _frame([r.row() for r in records], TASK_COLUMNS)

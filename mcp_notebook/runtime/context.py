@@ -15,6 +15,7 @@ from ..core.approval import ApprovalPolicy
 from ..core.naming import ToolNames
 from ..core.oauth import LoginRequest
 from ..core.session import Handlers
+from ..core.tasks import TaskLog
 from ..core.tokens import TokenStore, default_store
 from ..core.transports import DEFAULT_MAX_MESSAGE_SIZE
 from ..errors import ToolDenied
@@ -91,6 +92,7 @@ class Runtime:
         # Called as fn(server_name, method, params) for every server's notifications.
         self.notification_listeners: list[Callable[[str, str, JSON], Any]] = []
         self._token_store: TokenStore | None = None
+        self.tasks = TaskLog()  # the tasks seen (%mcp tasks)
         self.blocking_steps = BlockingSteps(self)
         self.awaiting_steps = AwaitingSteps(self)
 

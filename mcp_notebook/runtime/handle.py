@@ -17,6 +17,7 @@ from ..core.links import linkable
 from ..core.oauth import OAuth
 from ..core.protocol import HEADER_MISMATCH, URL_ELICITATION_REQUIRED
 from ..core.session import ProgressCallback
+from ..core.tasks import TaskRecord, augment, created_task, offers_tasks
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
@@ -34,6 +35,7 @@ from .params import (
     tool_arguments,
 )
 from .steps import Steps, awaitable, blocking
+from .tasks import follow, status_shower
 
 JSON = dict[str, Any]
 
@@ -270,23 +272,32 @@ class Server:
         timeout: float | None = DEFAULT,
         validate: bool | None = None,
         on_progress: ProgressCallback | None = None,
+        task: bool | None = None,
     ) -> CallResult:
         """Call a tool. Arguments are checked against its inputSchema first unless
         ``validate=False``; the approval policy may ask a person first (ToolDenied if they
         say no: nothing is sent); ``timeout`` restarts whenever the server reports progress;
-        ``on_progress(progress, total, message)`` runs on the background loop."""
+        ``on_progress(progress, total, message)`` runs on the background loop.
+
+        A call the server runs as a task is followed to its end (its status shows as the
+        call's progress; Cancel or an interrupt cancels the task): a tool whose
+        ``execution.taskSupport`` is ``required`` is called as a task, an ``optional`` one
+        when ``task=True``; a 2026-07-28 server decides for itself."""
         runtime = self.runtime
         arguments = tool_arguments(name, arguments)
         check = runtime.settings.validate if validate is None else validate
         tool = self._cached_tool(name)
-        if tool is None and (check or runtime.approval.mode != "never"):
+        legacy_tasks = not self.modern and offers_tasks(self.capabilities)
+        if tool is None and (check or runtime.approval.mode != "never" or legacy_tasks):
             tool = await steps.run(self._find_tool(name, required=check), self.name)
         if check and tool is not None:
             validate_arguments(tool, arguments)
         request = runtime.approval_request(self.name, name, tool, arguments)
         if request is not None:
             runtime.take_answer(request, await steps.approve(request))
-        params = {"name": name, "arguments": arguments}
+        params: JSON = {"name": name, "arguments": arguments}
+        if legacy_tasks and augment(tool, self.capabilities, task):
+            params["task"] = {}
         progress = self._progress(name, on_progress)
         try:
             try:
@@ -298,12 +309,29 @@ class Server:
                 # changed): list the tools again, then one more try (nothing ran: it was refused).
                 await steps.run(self.connection.listing("tools", True), self.name)
                 raw = await steps.send(self.connection, "tools/call", params, timeout, progress)
+            created = created_task(raw, self.modern) if self.modern or "task" in params else None
+            if created is not None:
+                raw = await steps.run(self._follow(TaskRecord.start(self.name, name, created, self.modern)), self.name)
         except RPCError as e:
             raise self._url_required(e, steps.awaiting) from None
         output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
         return CallResult.from_raw(self.name, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
+
+    async def _follow(self, record: TaskRecord) -> JSON:
+        """Follow a task the server made of a call to its end (on the loop)."""
+        runtime = self.runtime
+        runtime.tasks.add(record)
+        interaction = runtime.interaction
+        show = status_shower(interaction.progress, record) if interaction.shows_progress else None
+        return await follow(self.connection, record, runtime.handlers, show)
+
+    @property
+    def modern(self) -> bool:
+        """Whether the connection speaks the modern (2026-07-28, stateless) era."""
+        session = self.connection.session
+        return bool(session and session.modern)
 
     def _url_required(self, error: RPCError, awaiting: bool) -> RPCError:
         """-32042: the server needs the person to visit a page first. Show it (where a

@@ -45,6 +45,7 @@ class _CallOptions:
     timeout: float | None = None
     no_validate: bool = False
     output: str | None = None
+    task: bool | None = None  # --task: as a task where the tool allows it
 
 
 def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]]:
@@ -63,6 +64,8 @@ def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]
                 raise UsageError(f"%{what}: --timeout takes seconds, not {value!r}") from None
         elif token == "--no-validate":
             opts.no_validate = True
+        elif token == "--task":
+            opts.task = True
         elif token in ("-o", "--output") and what == "mcp_call":
             opts.output = next(rest, "")
         elif token.startswith("-") and "=" not in token:
@@ -78,6 +81,8 @@ def _call(ctx: Context, server_name: str, tool: str, arguments: dict[str, Any], 
         kwargs["timeout"] = opts.timeout
     if opts.no_validate:
         kwargs["validate"] = False
+    if opts.task:
+        kwargs["task"] = True
     server = server_named(ctx, server_name)
     return Deferred(
         lambda: server.call_tool(tool, arguments, **kwargs), lambda: server.acall_tool(tool, arguments, **kwargs)
@@ -90,7 +95,7 @@ def _tool_schema(ctx: Context, server_name: str, tool: str) -> dict[str, Any] | 
 
 
 @command(
-    "call SERVER.TOOL [key=value …] [--timeout S] [--no-validate]",
+    "call SERVER.TOOL [key=value …] [--timeout S] [--no-validate] [--task]",
     "call a tool",
     """
 A value is JSON when it parses as JSON (3, true, [1,2], {"a":1}), else a string; for a
@@ -98,6 +103,9 @@ string parameter the text typed is kept (zip=02139). $name takes a variable from
 notebook, {expr} evaluates a Python expression; quote values with spaces: msg="a b".
 Arguments are checked against the tool's schema first (--no-validate sends them as they
 are). The result shows itself and has .content, .text, .structured, .is_error and .to_frame().
+A call the server runs as a task (a tool that requires it; an optional one with --task; a
+2026-07-28 server that decides to) is followed until it ends: its status shows with Cancel,
+and %mcp tasks lists it.
   %mcp call everything.echo message="hello there"
   r = %mcp call demo.query_penguins species=Gentoo limit=5
   %mcp call everything.get-sum a=$x b={x * 2}

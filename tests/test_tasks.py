@@ -1,0 +1,273 @@
+"""Tool calls a server runs as tasks, followed to their end: the 2025-11-25 experimental form
+against server-everything (``simulate-research-query`` requires task augmentation), and the
+2026-07-28 extension ``io.modelcontextprotocol/tasks`` against tests/servers/sdk_tasks.py (an
+official-SDK server; the SDK has the extension mechanism but no tasks extension, so the
+server writes it from the spec's text), over stdio and Streamable HTTP; and in a real kernel
+(a progress card with Cancel, an interrupt, %mcp tasks)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from conftest import EVERYTHING, SERVERS, node
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from kernels import Kernel, kernel_env, kernel_names, text_of
+from test_remote import free_port, running
+from test_terminal import ipython
+
+from mcp_notebook import Client, Handlers, Server
+from mcp_notebook.core.tasks import TASK_COLUMNS, TaskRecord
+
+WAIT = 30.0  # seconds: a deadline for events, never a sleep
+TASKS_SERVER = [sys.executable, str(SERVERS / "sdk_tasks.py")]
+
+
+def wait_until(condition: Callable[[], Any], what: str) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    pytest.fail(f"waited {WAIT:g} s for {what}")
+
+
+def running_task(client: Client, tool: str) -> TaskRecord:
+    """The task of ``tool`` once the server has said it works on it (a status message)."""
+    return wait_until(  # type: ignore[no-any-return]
+        lambda: next((r for r in client.runtime.tasks.records() if r.tool == tool and r.message), None),
+        f"a running {tool} task",
+    )
+
+
+def cancelled_on_the_server(server: Server, record: TaskRecord) -> None:
+    """The server says the task is cancelled: tasks/cancel reached it."""
+    wait_until(lambda: record.status == "cancelled", "the task to be cancelled here")
+    assert server.request("tasks/get", {"taskId": record.task_id})["status"] == "cancelled"
+
+
+async def cancel_awaited(client: Client, call: Any, tool: str) -> TaskRecord:
+    """Start an awaited call, cancel it once its task runs; the await ends cancelled."""
+    pending = asyncio.ensure_future(call)
+    record = await asyncio.get_running_loop().run_in_executor(None, running_task, client, tool)
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+    return record
+
+
+# -- 2025-11-25: task augmentation (server-everything) --------------------------------------
+
+
+@pytest.fixture
+def everything(client: Client) -> Server:
+    return client.add("everything", node(), [str(EVERYTHING), "stdio"])
+
+
+def test_a_tool_that_requires_a_task_returns_its_result(client: Client, everything: Server) -> None:
+    result = everything.call_tool("simulate-research-query", {"topic": "tides"})
+    assert "# Research Report: tides" in result.text
+    assert not result.is_error
+    [record] = client.runtime.tasks.records("everything")
+    assert (record.tool, record.status, record.modern) == ("simulate-research-query", "completed", False)
+    assert record.created  # the server's createdAt
+
+
+def test_awaited_the_same(client: Client, everything: Server) -> None:
+    result = asyncio.run(everything.acall_tool("simulate-research-query", {"topic": "moons"}))
+    assert "# Research Report: moons" in result.text
+    assert [r.status for r in client.runtime.tasks.records()] == ["completed"]
+
+
+def test_the_input_a_task_needs_is_asked_like_a_server_request(client: Client, everything_cmd: Any) -> None:
+    # An ambiguous query asks for a clarification (elicitation/create while tasks/result waits).
+    asked: list[dict[str, Any]] = []
+
+    def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "accept", "content": {"interpretation": "snake"}}
+
+    client.runtime.handlers = Handlers(elicitation=elicit)
+    server = client.add("everything", *everything_cmd)
+    result = server.call_tool("simulate-research-query", {"topic": "python", "ambiguous": True})
+    assert "could have multiple interpretations" in asked[0]["message"]
+    assert "**Clarification**: snake" in result.text
+
+
+def test_cancelling_sends_tasks_cancel(client: Client, everything: Server) -> None:
+    call = everything.acall_tool("simulate-research-query", {"topic": "slow"})
+    record = asyncio.run(cancel_awaited(client, call, "simulate-research-query"))
+    cancelled_on_the_server(everything, record)
+    assert everything.call_tool("echo", {"message": "still here"}).text == "Echo: still here"
+
+
+def test_asking_for_a_task_where_the_tool_has_none_is_a_plain_call(client: Client, everything: Server) -> None:
+    # task=True asks only where a tool says tasks are optional (server-everything has none such).
+    assert everything.call_tool("echo", {"message": "x"}, task=True).text == "Echo: x"
+    assert client.runtime.tasks.records() == []
+
+
+# -- 2026-07-28: the io.modelcontextprotocol/tasks extension (tests/servers/sdk_tasks.py) ------
+
+
+@pytest.fixture(params=["stdio", "http"])
+def modern(request: pytest.FixtureRequest, client: Client) -> Iterator[Server]:
+    if request.param == "stdio":
+        yield client.add("tasks", TASKS_SERVER[0], TASKS_SERVER[1:])
+        return
+    port = free_port()
+    with running([*TASKS_SERVER, "--http", str(port)], port):
+        yield client.add("tasks", url=f"http://127.0.0.1:{port}/mcp")
+
+
+def test_a_modern_task_is_polled_to_its_result(client: Client, modern: Server) -> None:
+    assert modern.protocol_version == "2026-07-28"
+    assert modern.call_tool("slow_task", {"seconds": 0.3}).text == "slept 0.3 s"
+    assert asyncio.run(modern.acall_tool("slow_task", {"seconds": 0.3})).text == "slept 0.3 s"
+    records = client.runtime.tasks.records("tasks")
+    assert [(r.status, r.modern, r.message) for r in records] == [("completed", True, None)] * 2
+    assert records[0].poll_ms == 100  # the server's pollIntervalMs
+
+
+def test_a_modern_task_asks_its_input_with_tasks_update(client: Client, modern: Server) -> None:
+    asked: list[dict[str, Any]] = []
+
+    def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "accept", "content": {"ok": len(asked) == 1}}
+
+    client.runtime.handlers.elicitation = elicit
+    assert modern.call_tool("confirm_task", {"item": "a.txt"}).text == "deleted a.txt"
+    assert asyncio.run(modern.acall_tool("confirm_task", {"item": "b.txt"})).text == "kept b.txt"
+    assert [a["message"] for a in asked] == ["Delete a.txt?", "Delete b.txt?"]  # each asked once
+
+
+def test_cancelling_a_modern_task_sends_tasks_cancel(client: Client, modern: Server) -> None:
+    record = asyncio.run(cancel_awaited(client, modern.acall_tool("slow_task", {"seconds": 60}), "slow_task"))
+    cancelled_on_the_server(modern, record)
+    assert modern.call_tool("slow_task", {"seconds": 0}).text == "slept 0 s"
+
+
+# -- %mcp tasks ----------------------------------------------------------------------------
+
+
+def test_mcp_tasks_lists_them() -> None:
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcp_notebook")
+    try:
+        shell.run_line_magic("mcp", f"add everything -- {node()} {EVERYTHING} stdio")
+        shell.run_line_magic("mcp", f"add tasks -- {' '.join(TASKS_SERVER)}")
+        shell.run_line_magic("mcp", "call everything.simulate-research-query topic=tides")
+        shell.run_line_magic("mcp", "call tasks.slow_task seconds=0.1")
+        frame = shell.run_line_magic("mcp", "tasks")
+        assert isinstance(frame, pd.DataFrame) and list(frame.columns) == TASK_COLUMNS
+        assert list(frame["tool"]) == ["simulate-research-query", "slow_task"]
+        assert list(frame["status"]) == ["completed", "completed"]
+        one = shell.run_line_magic("mcp", "tasks tasks")
+        assert list(one["server"]) == ["tasks"] and one["created"][0].endswith("Z")
+        with pytest.raises(UsageError, match="no server named 'nope'"):
+            shell.run_line_magic("mcp", "tasks nope")
+    finally:
+        shell.run_line_magic("mcp", "remove everything")
+        shell.run_line_magic("mcp", "remove tasks")
+        shell.run_line_magic("unload_ext", "mcp_notebook")
+
+
+# -- in a real kernel: the progress card, its Cancel, an interrupt ---------------------------
+
+
+@pytest.fixture(scope="module", params=kernel_names())
+def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(request.param))
+    try:
+        k.like_jupyterlab()  # clicks on a subshell where the kernel needs them there (7.0-7.3)
+        text = text_of(k.run(
+            "%load_ext mcp_notebook\n"
+            f"%mcp add everything -- {node()} {EVERYTHING} stdio\n"
+            f"%mcp add tasks -- {' '.join(TASKS_SERVER)}"
+        ))  # fmt: skip
+        assert "✓ everything" in text and "✓ tasks" in text, text
+        yield k
+    finally:
+        k.close()
+
+
+def test_the_status_shows_on_a_card_until_the_result(kernel: Kernel) -> None:
+    kernel.forget_widgets()
+    cell = kernel.start("r = %mcp call everything.simulate-research-query topic=tides\nr.text")
+    kernel.wait_for_text("simulate-research-query</code> task working: Gathering sources")  # the server's status
+    assert "Research Report: tides" in text_of(kernel.outputs(cell))
+    kernel.wait_for_text("simulate-research-query</code> done")
+
+
+def test_what_a_task_asks_shows_as_a_card(kernel: Kernel) -> None:
+    # 2026-07-28: inputRequests, answered with tasks/update.
+    cell = kernel.start("r = %mcp call tasks.confirm_task item=a.txt\nr.text")
+    kernel.set_value("Delete?", True)
+    kernel.click("Accept")
+    assert "deleted a.txt" in text_of(kernel.outputs(cell))
+    # 2025-11-25: elicitation/create while tasks/result waits.
+    kernel.forget_widgets()
+    cell = kernel.start("r = %mcp call everything.simulate-research-query topic=python ambiguous=true\nr.text")
+    kernel.set_value("Clarification", "Python snake species")
+    kernel.click("Accept")
+    assert "**Clarification**: snake" in text_of(kernel.outputs(cell))
+
+
+@pytest.mark.parametrize("how", ["Cancel", "interrupt"])
+def test_cancel_and_interrupt_send_tasks_cancel(kernel: Kernel, how: str) -> None:
+    kernel.forget_widgets()
+    cell = kernel.start("r = %mcp call tasks.slow_task seconds=60\nr.text")
+    kernel.wait_for_widget("Cancel", "ButtonModel")  # the task's card is up: it runs
+    if how == "Cancel":
+        kernel.click("Cancel")
+    else:
+        kernel.km.interrupt_kernel()
+    text = text_of(kernel.outputs(cell))
+    assert "RequestCancelled" in text or "KeyboardInterrupt" in text, text
+    check = (
+        "import time, mcp_notebook\n"
+        "c = mcp_notebook.get_client(); t = c.runtime.tasks.records('tasks')[-1]\n"
+        "for _ in range(1000):\n"
+        "    if t.status == 'cancelled': break\n"
+        "    time.sleep(0.01)\n"
+        "print('server says', c['tasks'].request('tasks/get', {'taskId': t.task_id})['status'])"
+    )
+    assert "server says cancelled" in text_of(kernel.run(check))
+    assert "cancelled" in text_of(kernel.run("%mcp tasks tasks"))
+
+
+# -- on a terminal: a status line, Ctrl-C -------------------------------------------------
+
+
+def t_status(term: Any) -> str:
+    """What the server says of the terminal's last task."""
+    return str(term.run("c['tasks'].request('tasks/get', {'taskId': t.task_id})['status']")).split()[-1]
+
+
+def test_a_status_line_on_a_terminal_and_ctrl_c_cancels(tmp_path: Path) -> None:
+    term = ipython(tmp_path)
+    try:
+        term.run("%load_ext mcp_notebook")
+        term.run(f"%mcp add tasks -- {' '.join(TASKS_SERVER)}")
+        out = term.run("r = %mcp call tasks.slow_task seconds=0.6")
+        assert "[tasks.slow_task] task working: step" in out and "HBox(" not in out, out
+        term.send("r = %mcp call tasks.slow_task seconds=60")
+        term.expect(r"\[tasks\.slow_task\] task working: step 1/3")
+        term.child.sendintr()
+        assert "KeyboardInterrupt" in term.wait_prompt()
+        term.run("import time; from mcp_notebook import get_client; c = get_client()")
+        term.run("t = c.runtime.tasks.records()[-1]")
+        # A wait with a deadline for the cancel to be acknowledged here, then the server's word.
+        term.run("any(t.status == 'cancelled' or time.sleep(0.01) for _ in range(3000))")
+        assert t_status(term) == "'cancelled'"
+    finally:
+        term.close()
