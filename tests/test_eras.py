@@ -15,15 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, SERVERS, faulty_cmd
+from conftest import EVERYTHING, ROOT, SERVERS, faulty_cmd, node
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from test_remote import free_port, running
 
 from mcp_notebook import Client, ProtocolError, RPCError, get_client
 from mcp_notebook.core import handshake
 from mcp_notebook.core.config import parse_config
 from mcp_notebook.core.scopes import CONFIG_DIR_ENV, user_file
 from mcp_notebook.errors import ConfigError
+from mcp_notebook.notebook.display import ServerStatus
 
 LEGACY_BIN = ROOT / ".kernels" / "legacy-servers" / "bin"
 DEMO = [sys.executable, "-m", "mcp_notebook.demo"]
@@ -121,6 +123,33 @@ def test_silent_server_connects_legacy_and_a_restart_does_not_probe(client: Clie
     assert "ignoring" not in server.stderr
 
 
+HTTP_PEERS = {
+    # server-everything answers a discover without a session with a -32000 error page.
+    "everything-http": ("streamableHttp", "mcp", "2025-11-25", "server/discover answered -32000: legacy"),
+    "everything-sse": ("sse", "sse", "2025-11-25", "legacy HTTP+SSE (it has no modern form): no probe"),
+    "sdk-http": ("sdk", "mcp", "2026-07-28", "server/discover answered: modern"),
+}
+
+
+@pytest.mark.usefixtures("patient_probe")
+@pytest.mark.parametrize("peer", list(HTTP_PEERS))
+def test_remote_servers_under_auto(client: Client, peer: str) -> None:
+    mode, path, version, chosen = HTTP_PEERS[peer]
+    port = free_port()
+    if mode == "sdk":
+        command, env = [sys.executable, str(SERVERS / "sdk_modern.py"), "--http", str(port)], None
+    else:
+        command, env = [node(), str(EVERYTHING), mode], {"PORT": str(port)}
+    with running(command, port, env):
+        server = client.add("remote", url=f"http://127.0.0.1:{port}/{path}")
+        assert server.protocol_version == version
+        assert server.list_tools()
+        facts = ServerStatus(server).facts
+        assert facts["chosen"] == chosen
+        assert facts["protocol"].startswith(version)
+        client.remove("remote")
+
+
 # -- pins --------------------------------------------------------------------------------------
 
 
@@ -198,7 +227,7 @@ def test_status_and_list_show_the_version_the_era_and_how_it_was_chosen(
     demo, everything, old = (repr(mcp(ip, f"status {name}")) for name in ("demo", "everything", "old"))
     assert "2026-07-28 (modern, stateless)" in demo and "server/discover answered: modern" in demo
     assert "2025-11-25 (legacy session)" in everything and "server/discover answered -32601: legacy" in everything
-    assert "2025-11-25 (legacy session)" in old and "pinned: --protocol legacy" in old
+    assert "2025-11-25 (legacy session)" in old and "pinned: legacy" in old
     mcp(ip, "restart everything")
     assert "spoke legacy at the last connect: not probed again" in repr(mcp(ip, "status everything"))
     html = mcp(ip, "status everything")._repr_html_()

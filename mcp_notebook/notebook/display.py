@@ -305,7 +305,7 @@ def _era_choice(server: Server) -> str | None:
     spoke legacy before, or one on legacy SSE, is not probed)."""
     pinned = server.config.protocol
     if pinned != "auto":
-        return f"pinned: --protocol {pinned}"
+        return f"pinned: {pinned}"
     note = server.era_note
     if note is None or not note.startswith("legacy asked"):
         return note
