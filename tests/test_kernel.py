@@ -31,7 +31,7 @@ def test_quickstart_notebook_runs_in_a_kernel(kernel: Kernel) -> None:
         assert not errors, f"{''.join(cell['source'])!r} failed: {text_of(errors)}"
         results.append(text_of(outputs))
     joined = "\n".join(results)
-    assert "✓ demo: penguins 1.0.0" in joined
+    assert "✓ demo: penguins 1.0.0 · protocol 2026-07-28" in joined  # the modern era
     assert "mcp__demo__query_penguins" in joined and "<table" in joined
     assert "penguins://data.csv" in joined
     assert "5076.0" in joined  # mean Gentoo body mass, computed in the notebook from the CSV resource

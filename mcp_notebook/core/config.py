@@ -4,8 +4,8 @@ Reads Claude Code's ``.mcp.json`` (``{"mcpServers": {...}}``) and VS Code's ``mc
 (``{"servers": {...}}``, JSON with comments). ``${VAR}`` and ``${VAR:-default}`` (also
 VS Code's ``${env:VAR}`` and ``${workspaceFolder}``) are expanded in command, args, env,
 envFile, cwd, url and headers. A key that is not supported is ignored with a ConfigWarning
-naming it; it never fails the load.
-"""
+naming it; it never fails the load. Our own ``"protocol"`` key pins the era (auto, legacy
+or a version)."""
 
 from __future__ import annotations
 
@@ -213,7 +213,7 @@ def parse_config(
 
 
 # The keys each kind of server takes; anything else is warned about and ignored.
-_COMMON_KEYS = {"type", "transport", "disabled", "timeout", "startup_timeout_sec", "tool_timeout_sec"}
+_COMMON_KEYS = {"type", "transport", "disabled", "timeout", "startup_timeout_sec", "tool_timeout_sec", "protocol"}
 _STDIO_KEYS = {"command", "args", "env", "envFile", "cwd"}
 _REMOTE_KEYS = {"url", "headers", "oauth"}
 _APPROVALS = "tools that never ask are set per kernel: MCPMagics.approval_allow or ApprovalPolicy.allow"
@@ -237,13 +237,20 @@ def _check_keys(entry: dict[str, Any], kind: str, where: str) -> None:
 
 
 def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
-    """disabled and the per-server timeouts: Claude Code's ``timeout`` (milliseconds, the
-    request timeout) and Codex's ``startup_timeout_sec`` and ``tool_timeout_sec``."""
+    """disabled, protocol and the per-server timeouts: Claude Code's ``timeout``
+    (milliseconds, the request timeout) and Codex's ``startup_timeout_sec`` and
+    ``tool_timeout_sec``."""
     out: dict[str, Any] = {}
     disabled = entry.get("disabled", False)
     if not isinstance(disabled, bool):
         raise ConfigError(f"{where}.disabled: must be true or false")
     out["disabled"] = disabled
+    protocol = entry.get("protocol", "auto")
+    if protocol not in PROTOCOL_CHOICES:
+        raise ConfigError(
+            f"{where}.protocol: unknown protocol {json.dumps(protocol)}; use {', '.join(PROTOCOL_CHOICES)}"
+        )
+    out["protocol"] = protocol
     timeout = _seconds(entry, "timeout", where)
     if timeout is not None:
         if timeout < 1000:

@@ -100,6 +100,8 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
             entry["oauth"] = oauth
     if config.disabled:
         entry["disabled"] = True
+    if config.protocol != "auto":
+        entry["protocol"] = config.protocol  # ours: other clients ignore it
     if config.startup_timeout is not None:
         entry["startup_timeout_sec"] = config.startup_timeout
     if config.request_timeout is not None:

@@ -34,10 +34,15 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
     ``legacy`` or a legacy version runs ``initialize`` only; a modern version is spoken as
     given (an error if the server does not). The whole start keeps within ``timeout``."""
     if protocol == "legacy" or protocol in SUPPORTED_PROTOCOL_VERSIONS:
-        return await initialize(session, timeout, None if protocol == "legacy" else protocol)
+        session.era_note = f"{protocol} asked: initialize, no probe"
+        try:
+            return await initialize(session, timeout, None if protocol == "legacy" else protocol)
+        except RPCError as e:
+            raise _legacy_refused(session.name, protocol, e) from None
     pinned = protocol != "auto"
     version = protocol if pinned else LATEST_MODERN_VERSION
     deadline = None if timeout is None else time.monotonic() + timeout
+    before = ""  # what a second attempt follows, for the note
     for attempt in (0, 1):
         wait = _left(deadline)
         if not pinned and wait is not None:
@@ -46,22 +51,30 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
             result = await discover(session, version, wait)
         except RPCError as e:
             verdict = era.after_probe_error(e, version, session.name, first=attempt == 0)
+            heard = f"server/discover answered {e.code}"
             if pinned and verdict.era != "modern":
                 raise _not_spoken(session.name, version, e) from None
         except (RequestTimeout, HttpStatusError) as e:
             if pinned or isinstance(e, AuthChallenge):
                 raise
             verdict = era.LEGACY  # silence, or an HTTP error with no JSON-RPC answer in it
+            if isinstance(e, HttpStatusError):
+                heard = f"server/discover got HTTP {e.status}"
+            else:
+                heard = f"no answer to server/discover in {wait or 0:.1f} s"
         else:
             verdict = era.after_discover(result, session.name)
+            heard = "server/discover answered"
             if verdict.era == "modern":
+                session.era_note = f"{before}{heard}: modern"
                 session.adopt(verdict.version or version, result)
                 return result
             if pinned:
                 raise _not_spoken(session.name, version, None)
         if verdict.era == "retry" and verdict.version:
-            version = verdict.version
+            version, before = verdict.version, f"{heard} naming {verdict.version}; "
             continue
+        session.era_note = f"{before}{heard}: {verdict.era}"
         if verdict.era == "modern":
             session.adopt(verdict.version or version, {})
             return {}
@@ -73,7 +86,7 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
             shared = [v for v in MODERN_PROTOCOL_VERSIONS if v in era.supported_versions(e)]
             if e.code != UNSUPPORTED_PROTOCOL_VERSION or not shared or attempt:
                 raise
-            version = shared[0]
+            version, before = shared[0], f"{session.era_note}; initialize answered {e.code}; "
     raise ProtocolError(f"server {session.name!r} did not settle on a protocol version")  # pragma: no cover
 
 
@@ -112,6 +125,16 @@ def _not_spoken(server: str, version: str, error: RPCError | None) -> ProtocolEr
     return ProtocolError(
         f"server {server!r} does not speak protocol {version}{why}; use protocol auto to let mcp-notebook choose"
     )
+
+
+def _legacy_refused(server: str, protocol: str, error: RPCError) -> RPCError:
+    """-32022 to an initialize: a modern-only server. The same error (a connection that
+    saw it legacy before probes afresh on its code), saying what to do."""
+    if error.code != UNSUPPORTED_PROTOCOL_VERSION:
+        return error
+    speaks = ", ".join(era.supported_versions(error)[:6]) or "a newer protocol"
+    message = f"server {server!r} speaks {speaks}, not {protocol}; use protocol auto to let mcp-notebook choose"
+    return RPCError(error.code, message, error.data, http_status=error.http_status)
 
 
 def _left(deadline: float | None) -> float | None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.era import is_modern
 from ..core.text import escape, printable
 from ..core.types import CallResult, PromptResult, ReadResult, Status
 from ..runtime import Server
@@ -290,6 +291,29 @@ def summary_line(server: Server, counts: dict[str, int | None]) -> str:
     )
 
 
+def _protocol_line(server: Server) -> str | None:
+    """``2026-07-28 (modern, stateless)`` or ``2025-11-25 (legacy session)``; before a
+    connect, the setting when it is not auto."""
+    version = server.protocol_version
+    if version is None:
+        return None if server.config.protocol == "auto" else server.config.protocol
+    return f"{version} ({'modern, stateless' if is_modern(version) else 'legacy session'})"
+
+
+def _era_choice(server: Server) -> str | None:
+    """How the era was chosen: the pin, or under auto what the probe heard (a server that
+    spoke legacy before, or one on legacy SSE, is not probed)."""
+    pinned = server.config.protocol
+    if pinned != "auto":
+        return f"pinned: {pinned}"
+    note = server.era_note
+    if note is None or not note.startswith("legacy asked"):
+        return note
+    if server.transport_name == "sse":
+        return "legacy HTTP+SSE (it has no modern form): no probe"
+    return "spoke legacy at the last connect: not probed again"
+
+
 class ServerStatus:
     """What ``%mcp status`` shows: the facts about one connection."""
 
@@ -309,7 +333,8 @@ class ServerStatus:
             "server": server.server_info.get("name"),
             "title": server.server_info.get("title"),
             "version": server.server_info.get("version"),
-            "protocol": server.protocol_version,
+            "protocol": _protocol_line(server),
+            "chosen": _era_choice(server),
         }
         self.capabilities = server.capabilities
         self.instructions = server.instructions

@@ -121,6 +121,12 @@ class Server:
         return session.protocol_version if session else None
 
     @property
+    def era_note(self) -> str | None:
+        """How the last connect chose the protocol era (what server/discover answered)."""
+        session = self.connection.session
+        return session.era_note if session else None
+
+    @property
     def request_timeout(self) -> float | None:
         """The default for this server's requests: its config's, else the Settings'."""
         return self.connection.request_timeout

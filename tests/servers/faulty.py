@@ -3,6 +3,7 @@
     python tests/servers/faulty.py MODE
 
 Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversize, hang,
+silent-before-init (answers no request before initialize, e.g. a server/discover probe),
 and version=YYYY-MM-DD (answers initialize with that protocol version).
 Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
@@ -64,12 +65,17 @@ def main() -> None:
         log("fatal: MY_API_KEY is not set")
         sys.exit(2)
     log(f"faulty server starting in mode {MODE}")
+    initialized = False
     for line in sys.stdin:
         msg = json.loads(line)
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+        if MODE == "silent-before-init" and not initialized and method != "initialize":
+            log(f"ignoring {method} before initialize")
+            continue
         if method is None and "id" in msg:
             log(f"reply to {msg['id']}: {json.dumps(msg.get('result', msg.get('error')))}")
         elif method == "initialize":
+            initialized = True
             if MODE == "no-init":
                 log("still booting...")
                 continue

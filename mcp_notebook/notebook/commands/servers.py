@@ -13,6 +13,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...core.config import ServerConfig
+from ...core.protocol import PROTOCOL_CHOICES
 from ...core.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
 from ...core.types import Status
 from ...errors import ConfigError, ConfigWarning
@@ -33,6 +34,9 @@ Options (before the -- for a stdio server):
   --env K=V           an environment variable for the server (repeatable)
   --cwd DIR           its working directory
   --timeout S         seconds to wait for it to start (default: %config MCPMagics.startup_timeout)
+  --protocol P        the protocol era: auto (default: ask with server/discover, prefer
+                      2026-07-28, else the initialize handshake), legacy (initialize only), or
+                      one version: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05
   --save [SCOPE]      also save it, to load in later kernels with %mcp load: project (default:
                       ./.mcp.json, shared with the project), user (yours, every project) or
                       local (yours, this project only). Secrets are saved as ${VAR} references.
@@ -56,6 +60,7 @@ Adding a name that exists replaces that server. Examples:
   %mcp add remote $url
   %mcp add demo --save -- python -m mcp_notebook.demo
   %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN --save user
+  %mcp add time --protocol legacy -- mcp-server-time
 """,
 )
 def add(ctx: Context, tokens: list[str]) -> Deferred:
@@ -69,6 +74,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
         parser.add_argument("--env", action="append", metavar="K=V")
         parser.add_argument("--cwd")
         parser.add_argument("--timeout", type=float)
+        _protocol_option(parser)
         _save_option(parser)
         opts = parser.parse(head)
         env = key_value_option(opts.env, "--env")
@@ -80,6 +86,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
             env=env,
             cwd=opts.cwd,
             startup_timeout=opts.timeout,
+            protocol=opts.protocol,
             source=opts.save or "kernel",
         )
         return _connect(ctx, config, opts.save)
@@ -95,6 +102,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
     parser.add_argument("--scopes")
     parser.add_argument("--redirect-port", type=int)
     parser.add_argument("--timeout", type=float)
+    _protocol_option(parser)
     _save_option(parser)
     opts = parser.parse(tokens)
     opts.url = expand_text(opts.url, ctx.namespace)  # $url and {expr} work here too
@@ -129,9 +137,15 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
         headers=headers,
         oauth=oauth,
         startup_timeout=opts.timeout,
+        protocol=opts.protocol,
         source=opts.save or "kernel",
     )
     return _connect(ctx, config, opts.save, refs)
+
+
+def _protocol_option(parser: Parser) -> None:
+    # argparse's error names the choices: one UsageError line for a bad value.
+    parser.add_argument("--protocol", default="auto", choices=PROTOCOL_CHOICES, metavar="P")
 
 
 def _save_option(parser: Parser) -> None:
@@ -231,7 +245,8 @@ def load(ctx: Context, tokens: list[str]) -> None:
     "a table of the servers: status, source, versions, counts, errors",
     """
 source: kernel (added here, not saved), user, project, local (the scope it was saved in or
-loaded from), or the path of the config file it was loaded from.
+loaded from), or the path of the config file it was loaded from. protocol: the version a
+connected server speaks (2026-07-28 is the modern era), else its --protocol setting.
   servers = %mcp list
 """,
 )
@@ -239,13 +254,23 @@ def list_(ctx: Context, tokens: list[str]) -> Any:
     Parser("list").parse(tokens)
     rows = []
     for server, row in zip(ctx.client, ctx.client.status(), strict=True):
-        rows.append({**row, **counts(server)})
+        # Not connected: what it is set to speak (auto, legacy or a pinned version).
+        protocol = row["protocol"] or server.config.protocol
+        rows.append({**row, "protocol": protocol, **counts(server)})
     from ..tables import servers_frame
 
     return servers_frame(rows)
 
 
-@command("status SERVER", "a server's capabilities, instructions, protocol and pid", "  %mcp status everything")
+@command(
+    "status SERVER",
+    "a server's capabilities, instructions, protocol and pid",
+    """
+protocol: the version and its era, 2026-07-28 (modern, stateless) or an older one (legacy
+session); chosen: how auto settled on it (what server/discover answered), or the pin.
+  %mcp status everything
+""",
+)
 def status(ctx: Context, tokens: list[str]) -> Any:
     return display.ServerStatus(server_named(ctx, positional("status", tokens, "server").server))
 
