@@ -162,10 +162,8 @@ def test_log_lines_show_in_the_calling_cell_on_both_eras(
 ) -> None:
     server = add_in(ip, "logger", protocol)
     try:
-        if protocol == "auto":
-            # Modern: no logs unless a level is set. (The SDK server logs unasked at
-            # 2025-11-25, and has no logging/setLevel there.)
-            ip.run_line_magic("mcp", "loglevel logger info")
+        # Modern: every request asks for info and above (the default level), as the SDK
+        # server logs unasked at 2025-11-25.
         capsys.readouterr()
         assert ip.run_line_magic("mcp", "call logger.log_twice").text == "logged"
         out = capsys.readouterr().out
@@ -176,14 +174,14 @@ def test_log_lines_show_in_the_calling_cell_on_both_eras(
         ip.run_line_magic("mcp", "remove logger")
 
 
-def test_a_modern_server_sends_no_logs_until_a_level_is_set(client: Client) -> None:
+def test_a_modern_server_is_asked_for_info_until_a_level_is_set(client: Client) -> None:
     (server,) = start(client, "stdio")
     server.call_tool("log_twice")
-    assert server.logs == []
+    assert [entry["data"] for entry in server.logs] == ["first line", "second line"]
     server.set_log_level("warning")
     server.call_tool("log_twice")
-    assert [entry["data"] for entry in server.logs] == ["second line"]
-    server.restart()  # the level stays set
+    assert [entry["data"] for entry in server.logs][2:] == ["second line"]
+    server.restart()  # the level stays set (a new session: its logs start afresh)
     server.call_tool("log_twice")
     assert [entry["data"] for entry in server.logs] == ["second line"]
 

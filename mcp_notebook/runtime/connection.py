@@ -51,6 +51,9 @@ JSON = dict[str, Any]
 AnyTransport = StdioTransport | StreamableHttpTransport | SseTransport
 
 
+DEFAULT_LOG_LEVEL = "info"
+
+
 class Connection:
     """The live link to one configured server (see the module's docstring)."""
 
@@ -66,7 +69,9 @@ class Connection:
         self.auth: OAuth | None = None  # OAuth for a remote server (made on first connect)
         self.listeners: list[Listener] = []  # fn(method, params) for each notification
         self.protocol_seen: str | None = None  # the version the last session settled on
-        self.log_level: str | None = None  # a modern server's requests carry it (%mcp loglevel)
+        # A modern server's requests carry it (%mcp loglevel). It logs nothing for a request
+        # without one; info keeps what a legacy server sends by default showing in the cell.
+        self.log_level: str | None = DEFAULT_LOG_LEVEL
         self.listening = Listening(self)  # the URIs followed, and how the server is told
         self.reads = ResultCache()  # resources/read results a modern server said stay fresh
         self._renewing: asyncio.Lock | None = None

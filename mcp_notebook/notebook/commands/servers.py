@@ -278,8 +278,8 @@ def status(ctx: Context, tokens: list[str]) -> Any:
 @command(
     "logs SERVER [--lines N]",
     "a server's stderr and its log messages",
-    "Log messages arrive at the level set with %mcp loglevel (the server's default otherwise; a\n"
-    "2026-07-28 server sends none until a level is set: %mcp loglevel SERVER info turns them on).\n"
+    "Log messages arrive at the level set with %mcp loglevel (the server's default otherwise;\n"
+    "a 2026-07-28 server is asked for info and above on every request until you set a level).\n"
     "  %mcp logs everything",
 )
 def logs(ctx: Context, tokens: list[str]) -> Any:
@@ -293,7 +293,7 @@ def logs(ctx: Context, tokens: list[str]) -> Any:
 @command(
     "loglevel SERVER LEVEL",
     "ask a server to send log messages from LEVEL up",
-    "A 2026-07-28 server is told on every request (it sends no logs until a level is set).\n"
+    "A 2026-07-28 server is told on every request (info and above until you set a level).\n"
     "  %mcp loglevel everything debug",
 )
 def loglevel(ctx: Context, tokens: list[str]) -> None:
