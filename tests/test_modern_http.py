@@ -9,8 +9,11 @@ Legacy peers under auto stay legacy."""
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +23,8 @@ from conftest import EVERYTHING, SERVERS, node
 from IPython.core.interactiveshell import InteractiveShell
 from test_remote import free_port, running
 
-from mcp_notebook import Client, MCPError
+from mcp_notebook import Client, MCPError, RequestTimeout, RPCError, Server
+from mcp_notebook.core.transports.http import StreamableHttpTransport
 
 MODERN = "2026-07-28"
 
@@ -48,10 +52,12 @@ class Proxy:
         return [r for r in self.log() if r["http"] == "POST" and (r["body"] or {}).get("method") == method]
 
 
-def proxy(sdk_url: str, tmp_path: Path, *cut: str) -> Iterator[Proxy]:
+def proxy(sdk_url: str, tmp_path: Path, *cut: str, faults: tuple[tuple[str, str], ...] = ()) -> Iterator[Proxy]:
+    """The proxy cutting the first reply stream of each method in ``cut``; ``faults``:
+    other (flag, method) faults of the proxy's, in order."""
     port = free_port()
     log = tmp_path / "requests.jsonl"
-    flags = [arg for method in cut for arg in ("--cut", method)]
+    flags = [arg for method in cut for arg in ("--cut", method)] + [arg for fault in faults for arg in fault]
     command = [sys.executable, str(SERVERS / "recording_proxy.py"), str(port), sdk_url, str(log), *flags]
     with running(command, port):
         yield Proxy(f"http://127.0.0.1:{port}/mcp", log)
@@ -156,6 +162,85 @@ def test_a_broken_reply_stream_is_sent_again_for_a_read_never_for_a_call(
         assert server.call_tool("echo", {"text": "twice"}).text == "twice"  # the connection is fine
 
 
+WAIT = 20.0
+
+
+def eventually(check: Any, what: str) -> None:
+    """Wait (with a deadline) for something another process or thread does."""
+    deadline = time.monotonic() + WAIT
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(what)
+        time.sleep(0.02)
+
+
+def notified(server: Server, method: str) -> threading.Event:
+    event = threading.Event()
+    server.on_notification(lambda m, params: event.set() if m == method else None)
+    return event
+
+
+def listening_anew(server: Server, first: int | str) -> bool:
+    """Whether a subscription other than ``first`` is live (acknowledged)."""
+    live = server.connection.listening.listens.live
+    return live is not None and live.id != first and live.agreed is not None
+
+
+def test_a_subscription_whose_stream_breaks_is_opened_anew(client: Client, sdk_url: str, tmp_path: Path) -> None:
+    # The first subscriptions/listen is acknowledged, then its stream breaks. Sent again under
+    # another id, the server would tag everything with an id the session does not know: it
+    # must be failed, so that a new subscription is opened and the list changes still come.
+    for breaking in proxy(sdk_url, tmp_path, faults=(("--break", "subscriptions/listen"),)):
+        server = client.add("sdk", url=breaking.url, transport="http")
+        first = breaking.posts("subscriptions/listen")[0]["body"]["id"]
+        eventually(
+            functools.partial(listening_anew, server, first),
+            f"no new subscription after the first broke: {list(server.diagnostics)}",
+        )
+        assert breaking.posts("subscriptions/listen")[1]["body"]["id"] != f"{first}.1"  # a new one, not a re-send
+        changed = notified(server, "notifications/tools/list_changed")
+        server.call_tool("grow_tools")
+        assert changed.wait(WAIT), list(server.diagnostics)
+        assert "grown" in [t.name for t in server.list_tools()]
+
+
+def test_a_json_reply_cut_off_on_the_blocking_path_is_sent_again(client: Client, sdk_url: str, tmp_path: Path) -> None:
+    for cutting in proxy(sdk_url, tmp_path, faults=(("--cut-json", "resources/read"),)):
+        server = client.add("sdk", url=cutting.url, transport="http")
+        assert server.connection.session is not None and server.connection.session.can_block
+        assert server.read_resource("memo://cached").text == "a memo"  # from this thread: the blocking path
+        first, again = cutting.posts("resources/read")
+        assert again["body"]["id"] == f"{first['body']['id']}.1"
+        assert server.call_tool("echo", {"text": "still"}).text == "still"
+
+
+def test_a_legacy_json_reply_cut_off_fails_its_call_in_one_line(client: Client, tmp_path: Path) -> None:
+    port = free_port()
+    with running([node(), str(EVERYTHING), "streamableHttp"], port, {"PORT": str(port)}):
+        for cutting in proxy(f"http://127.0.0.1:{port}/mcp", tmp_path, faults=(("--cut-json", "tools/call"),)):
+            server = client.add("everything", url=cutting.url, transport="http")
+            assert server.protocol_version != MODERN
+            with pytest.raises(MCPError) as info:
+                server.call_tool("echo", {"message": "once"})
+            assert "closed the reply stream before answering" in str(info.value) and "\n" not in str(info.value)
+            assert len(cutting.posts("tools/call")) == 1  # never sent again
+            assert server.call_tool("echo", {"message": "twice"}).text.endswith("twice")
+
+
+def test_a_request_sent_again_then_given_up_leaves_no_trace(client: Client, sdk_url: str, tmp_path: Path) -> None:
+    faults = (("--cut", "resources/read"), ("--hang", "resources/read"))
+    for cutting in proxy(sdk_url, tmp_path, faults=faults):
+        server = client.add("sdk", url=cutting.url, transport="http")
+        with pytest.raises(RequestTimeout):
+            server.read_resource("memo://cached", timeout=8)
+        first, again = cutting.posts("resources/read")
+        assert again["body"]["id"] == f"{first['body']['id']}.1"
+        transport = server.connection.transport
+        assert isinstance(transport, StreamableHttpTransport)
+        assert transport.first_id(again["body"]["id"]) == again["body"]["id"]  # its alias is gone
+        assert server.read_resource("memo://cached").text == "a memo"
+
+
 def test_server_everything_over_http_under_auto_stays_legacy(client: Client) -> None:
     port = free_port()
     with running([node(), str(EVERYTHING), "streamableHttp"], port, {"PORT": str(port)}):
@@ -170,3 +255,14 @@ def test_the_demo_over_legacy_sse_under_auto_still_falls_back(client: Client) ->
         server = client.add("demo", url=f"http://127.0.0.1:{port}/sse")
         assert server.transport_name == "sse" and server.protocol_version not in (None, MODERN)
         assert server.call_tool("query_penguins", {"species": "Gentoo", "limit": 2}).structured["count"] == 124
+
+
+def test_an_initialize_answered_404_with_method_not_found_is_a_modern_server_not_legacy_sse(client: Client) -> None:
+    # A modern server answers an unknown method (initialize) with HTTP 404 and -32601: that
+    # is its answer to show, not a sign of a legacy HTTP+SSE server to fall back to.
+    port = free_port()
+    with running([sys.executable, str(SERVERS / "faulty_http.py"), str(port)], port):
+        with pytest.raises(RPCError) as info:
+            client.add("unknown", url=f"http://127.0.0.1:{port}/unknown/mcp", protocol="legacy")
+        assert info.value.code == -32601 and "initialize" in str(info.value)
+        assert client.servers["unknown"].transport_name == "http"

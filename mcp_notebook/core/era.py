@@ -116,18 +116,24 @@ def after_probe_error(error: RPCError, tried: str, server: str, *, first: bool) 
         if supported and not any(v in LEGACY_PROTOCOL_VERSIONS for v in supported) and not shared:
             raise incompatible(server, supported)
         return LEGACY
-    if error.code in MODERN_ERRORS or (error.code == METHOD_NOT_FOUND and error.http_status == 404):
-        return Verdict("modern", tried)  # (a modern HTTP server answers an unknown method 404)
+    if modern_error(error):
+        return Verdict("modern", tried)
     return LEGACY
+
+
+def modern_error(error: RPCError) -> bool:
+    """Whether an error is one only a modern server sends: a modern error code, or an
+    unknown method answered HTTP 404 (a modern HTTP server's way)."""
+    return error.code in MODERN_ERRORS or (error.code == METHOD_NOT_FOUND and error.http_status == 404)
 
 
 def legacy_sse_answer(error: Exception) -> bool:
     """Whether an HTTP answer to ``initialize`` means a legacy HTTP+SSE server is there
-    instead (the spec's fallback): a 400, 404 or 405 that is not a modern error."""
+    instead (the spec's fallback): a 400, 404 or 405 that is not a modern server's error."""
     status = getattr(error, "status", None) if not isinstance(error, RPCError) else error.http_status
     if status not in (400, 404, 405):
         return False
-    return not (isinstance(error, RPCError) and error.code in MODERN_ERRORS)
+    return not (isinstance(error, RPCError) and modern_error(error))
 
 
 def supported_versions(error: RPCError) -> list[str]:
@@ -169,6 +175,7 @@ __all__ = [
     "incompatible",
     "is_modern",
     "legacy_sse_answer",
+    "modern_error",
     "modern_method",
     "request_meta",
     "supported_versions",

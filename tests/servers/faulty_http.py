@@ -10,7 +10,9 @@ and a retry field; GET with that Last-Event-ID brings the reply), forget (answer
 forgets every session: later requests on them get 404). GET /ok/counts says how many
 times each tool was called.
 /html/mcp answers everything with an HTML 500 page; /auth/mcp with 401; /forbidden/mcp
-with 403; /down/mcp with a plain-text 503; /silent/mcp never answers initialize.
+with 403; /down/mcp with a plain-text 503; /silent/mcp never answers initialize;
+/unknown/mcp answers every POST as a modern server answers a method it does not know: HTTP
+404 with a JSON-RPC -32601 error.
 """
 
 from __future__ import annotations
@@ -66,6 +68,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(503, "text/plain", b"upstream unavailable, try later")
         if self.path.startswith("/silent"):
             time.sleep(3600)
+        if self.path.startswith("/unknown"):
+            error = {"code": -32601, "message": f"Method not found: {message.get('method')}"}
+            body = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": error}).encode()
+            return self._send(404, "application/json", body)
         method, rid = message.get("method"), message.get("id")
         session = self.headers.get("Mcp-Session-Id")
         if method != "initialize" and session not in SESSIONS:

@@ -6,8 +6,9 @@ whoever makes it: the loop (``send``) or a blocking caller's own thread (``send_
 then ``pump`` for a stream), which differ only in how they send and read.
 
 The modern era (2026-07-28) is sessionless: no session id, no GET stream, no resumption;
-its headers mirror the body (headers.py). A reply stream that breaks before its answer is
-sent again with a new id, except a tool call, which may have run.
+its headers mirror the body (headers.py). A request whose answer breaks off (a stream, or a
+JSON body, on either path) is sent again with a new id, except a tool call, which may have
+run, and a subscription, which is opened afresh instead.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import httpx
 from ...errors import MCPError, ProtocolError, SessionExpired, TransportError
 from ..era import is_modern
 from ..headers import ToolHeaders, param_headers, standard_headers
+from ..subscriptions import LISTEN
 from .base import BlockingTransport, MessageSink
 from .eventstream import EventTooLarge, iter_events
 from .httpbase import (
@@ -226,15 +228,21 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                         if not reply.add(chunk):
                             break
                 except httpx.HTTPError:
-                    if rid is None or not self.modern:
-                        raise
+                    first = self._resendable(rid)
                     await response.aclose()
-                    await self._reissue(message, rid)  # cut off mid-answer: a modern request goes again
+                    await self._reissue(message, first)  # cut off mid-answer: a modern request goes again
                     return
                 if reply.size:
                     self._deliver(b"".join(reply.chunks), rid)
         finally:
             await response.aclose()  # whatever happened, even a cancel: the socket goes back or away
+
+    def _resendable(self, rid: int | str | None) -> int | str:
+        """A JSON reply cut off mid-answer: a modern request may go again (``_reissue``
+        decides; ``rid`` is returned); a legacy one fails, said in one line."""
+        if rid is None or not self.modern:
+            raise reply_lost(self.shown)
+        return rid
 
     async def _authorized(self, response: httpx.Response, sent: dict[str, str], tries: int) -> bool:
         """False when a 401 (log in, or refresh) or a 403 ``insufficient_scope`` (log in for
@@ -315,14 +323,21 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
 
     async def _reissue(self, message: dict[str, Any], rid: int | str) -> None:
         """A modern request whose answer was cut off: send it again with a new id (the
-        server saw the first one end: a cancel). Never a tool call: it may have run."""
-        first = self.first_id(rid)
-        tries = sum(1 for alias in self.aliases.values() if alias == first)
-        if message.get("method") == "tools/call" or tries >= _MAX_REISSUES or self._closed:
-            self._fail(rid, call_lost(self.shown) if message.get("method") == "tools/call" else reply_lost(self.shown))
+        server saw the first one end: a cancel). Never a tool call: it may have run. Never
+        a subscription: the server tags what it sends with the new id, which the session
+        does not know; failed, it is opened afresh (runtime/listening.py)."""
+        method = message.get("method")
+        if method == "tools/call":
+            self._fail(rid, call_lost(self.shown))
             return
-        again = f"{first}.{tries + 1}"  # a string: never one of the session's own (integer) ids
-        self.aliases[again] = first
+        if method == LISTEN:
+            self._fail(rid, TransportError(f"{self.shown} closed the stream of a subscription"))
+            return
+        found = None if self._closed else self.alias(rid, _MAX_REISSUES)
+        if found is None:
+            self._fail(rid, reply_lost(self.shown))
+            return
+        first, again = found
         self.diagnostics.append(f"the reply stream of request {first} broke: sent again as {again!r}")
         try:
             await self._exchange({**message, "id": again}, again)
@@ -440,9 +455,16 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 handed_on = True  # pump reads it
             elif answer == "application/json":
                 reply = ReplyBody(self.max_message_size)
-                for chunk in response.iter_bytes():
-                    if not reply.add(chunk):
-                        break
+                try:
+                    for chunk in response.iter_bytes():
+                        if not reply.add(chunk):
+                            break
+                except httpx.TimeoutException:
+                    raise timed_out(str(message.get("method")), self.shown, read) from None
+                except httpx.HTTPError:
+                    # Cut off mid-answer: the loop sends it again, as when its own read is cut.
+                    self._inbox.call(self._spawn, self._reissue(message, self._resendable(rid)), rid)
+                    return
                 if reply.size:
                     self._deliver(b"".join(reply.chunks), rid)
         finally:

@@ -9,6 +9,7 @@ import functools
 import json
 import os
 import ssl
+import threading
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -158,7 +159,10 @@ class HttpTransport(Transport):
         self._client: httpx.AsyncClient | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._requests: dict[int | str, asyncio.Task[Any]] = {}  # a request's POST and reply stream
-        self.aliases: dict[int | str, int | str] = {}  # a request sent again under a new id -> its first id
+        # A request sent again under a new id -> its first id. Added on the loop, read and
+        # settled on any thread (a blocking caller's reply): only under the lock.
+        self._aliases: dict[int | str, int | str] = {}
+        self._aliases_lock = threading.Lock()
         self._closed = False
 
     def __repr__(self) -> str:
@@ -224,19 +228,34 @@ class HttpTransport(Transport):
         task = self._requests.pop(request_id, None)
         if task is not None:
             task.cancel()  # its finally clauses close the response
+        self._settled(request_id)  # its other ids, if it was sent again, are forgotten
 
     # -- what comes back (any thread) ---------------------------------------------------
 
     def first_id(self, rid: int | str) -> int | str:
         """The id the session gave a request this transport sent again under another."""
-        return self.aliases.get(rid, rid)
+        with self._aliases_lock:
+            return self._aliases.get(rid, rid)
+
+    def alias(self, rid: int | str, limit: int) -> tuple[int | str, str] | None:
+        """A new id for request ``rid`` (or one of its ids) to be sent again under: its
+        first id and the new one. None once it has been sent again ``limit`` times."""
+        with self._aliases_lock:
+            first = self._aliases.get(rid, rid)
+            tries = sum(1 for f in self._aliases.values() if f == first)
+            if tries >= limit:
+                return None
+            again = f"{first}.{tries + 1}"  # a string: never one of the session's own (integer) ids
+            self._aliases[again] = first
+            return first, again
 
     def _settled(self, rid: int | str) -> int | str:
-        """A request answered or failed: forget its other ids; its first one."""
-        first = self.first_id(rid)
-        for alias in [a for a, f in self.aliases.items() if f == first]:
-            del self.aliases[alias]
-        return first
+        """A request answered, failed or given up: forget its other ids; its first one."""
+        with self._aliases_lock:
+            first = self._aliases.get(rid, rid)
+            for alias in [a for a, f in self._aliases.items() if f == first]:
+                del self._aliases[alias]
+            return first
 
     def _deliver(self, data: str | bytes, rid: int | str | None = None) -> bool:
         """Hand over one JSON-RPC message (or batch). ``rid``: the request whose reply this
@@ -257,7 +276,7 @@ class HttpTransport(Transport):
             if isinstance(item, dict):
                 if rid is not None and item.get("id") == rid and "method" not in item:
                     answered = True
-                if "method" not in item and isinstance(item.get("id"), str) and item["id"] in self.aliases:
+                if "method" not in item and isinstance(item.get("id"), str):
                     item["id"] = self._settled(item["id"])  # the session knows it by its first id
                 self._inbox.deliver(item)
         return answered
