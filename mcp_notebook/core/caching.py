@@ -7,7 +7,7 @@ integer: stale at once); a ``private`` one (the default) is served only in the
 authorization context it was fetched in (the same token), a ``public`` one in any. A
 legacy server's results carry no hints: its listings stay cached until it says they
 changed, as before. Results of a request retried with answers (an input-required round)
-are never cached: they depend on the answers.
+are never cached: they depend on the answers (the session strips their hints: ``uncached``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, Protocol
 JSON = dict[str, Any]
 
 MAX_TTL_MS = 24 * 60 * 60 * 1000  # a longer hint is taken as a day
-ROUND_KEYS = ("inputResponses", "requestState")  # what a retry of an input-required round carries
+HINTS = ("ttlMs", "cacheScope")
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,13 @@ def freshness(result: JSON, *, modern: bool, now: float, context: str) -> Freshn
     return Freshness(now + ttl_ms(result) / 1000, scope)
 
 
-def cacheable(params: JSON | None) -> bool:
-    """Whether a request's result may be cached: not a retry that carries answers."""
-    return not params or not any(key in params for key in ROUND_KEYS)
+def uncached(result: JSON) -> JSON:
+    """``result`` without its caching hints: what a request retried through input-required
+    rounds returns depends on the answers, which no cache key holds (the spec: it MUST NOT
+    be cached). Without ``ttlMs`` it is stale at once: nothing keeps it."""
+    if not any(key in result for key in HINTS):
+        return result
+    return {k: v for k, v in result.items() if k not in HINTS}
 
 
 def auth_context(authorization: str | None) -> str:
@@ -121,7 +125,7 @@ __all__ = [
     "Freshness",
     "ResultCache",
     "auth_context",
-    "cacheable",
     "freshness",
     "ttl_ms",
+    "uncached",
 ]

@@ -25,6 +25,7 @@ from .protocol import (
     MODERN_PROTOCOL_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+from .text import clipped
 
 JSON = dict[str, Any]
 
@@ -55,6 +56,16 @@ def modern_method(method: str, version: str, server: str) -> str:
 def is_modern(version: str | None) -> bool:
     """Whether ``version`` is a modern-era (stateless) protocol version."""
     return version in MODERN_PROTOCOL_VERSIONS
+
+
+def with_extensions(capabilities: JSON, extensions: JSON) -> JSON:
+    """A modern client's capabilities: ``capabilities`` plus the ``extensions`` it follows."""
+    if not extensions:
+        return capabilities
+    out = dict(capabilities)
+    known = out.get("extensions")
+    out["extensions"] = {**(known if isinstance(known, dict) else {}), **extensions}
+    return out
 
 
 def request_meta(version: str, capabilities: JSON, client_info: JSON, log_level: str | None = None) -> JSON:
@@ -145,7 +156,7 @@ def supported_versions(error: RPCError) -> list[str]:
 
 def incompatible(server: str, supported: list[str]) -> ProtocolError:
     ours = ", ".join((*MODERN_PROTOCOL_VERSIONS, *LEGACY_PROTOCOL_VERSIONS))
-    theirs = ", ".join(supported[:6]) or "nothing"
+    theirs = ", ".join(clipped(v, 40) for v in supported[:6]) or "nothing"
     return ProtocolError(
         f"server {server!r} speaks protocol {theirs}; mcp-notebook speaks {ours}: upgrade the server or mcp-notebook"
     )
@@ -179,5 +190,6 @@ __all__ = [
     "modern_method",
     "request_meta",
     "supported_versions",
+    "with_extensions",
     "with_meta",
 ]

@@ -15,6 +15,7 @@ from .protocol import (
     SUPPORTED_PROTOCOL_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+from .text import clipped
 from .transports.httpbase import AuthChallenge, HttpStatusError
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
 
 async def discover(session: ClientSession, version: str, timeout: float | None) -> JSON:
     """``server/discover`` at ``version`` (its _meta says so, whatever the session's era)."""
-    meta = era.request_meta(version, session.declared_capabilities, session.client_info)
+    meta = era.request_meta(version, session.modern_capabilities, session.client_info)
     return await session.request("server/discover", {"_meta": meta}, timeout=timeout)
 
 
@@ -121,7 +122,7 @@ async def initialize(session: ClientSession, timeout: float | None, version: str
 
 
 def _not_spoken(server: str, version: str, error: RPCError | None) -> ProtocolError:
-    why = f" ({error.message})" if error is not None and error.message else ""
+    why = f" ({clipped(error.message)})" if error is not None and error.message else ""
     return ProtocolError(
         f"server {server!r} does not speak protocol {version}{why}; use protocol auto to let mcp-notebook choose"
     )
@@ -132,7 +133,7 @@ def _legacy_refused(server: str, protocol: str, error: RPCError) -> RPCError:
     saw it legacy before probes afresh on its code), saying what to do."""
     if error.code != UNSUPPORTED_PROTOCOL_VERSION:
         return error
-    speaks = ", ".join(era.supported_versions(error)[:6]) or "a newer protocol"
+    speaks = ", ".join(clipped(v, 40) for v in era.supported_versions(error)[:6]) or "a newer protocol"
     message = f"server {server!r} speaks {speaks}, not {protocol}; use protocol auto to let mcp-notebook choose"
     return RPCError(error.code, message, error.data, http_status=error.http_status)
 

@@ -11,12 +11,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import RPCError
+from ..errors import ProtocolError, RPCError
 from .protocol import INTERNAL_ERROR, METHOD_NOT_FOUND
 
 JSON = dict[str, Any]
 # A handler takes the request's params and returns the result (or an awaitable of it).
 Handler = Callable[[JSON], "JSON | Awaitable[JSON]"]
+
+# Questions answered at once (one input-required round, one task's input): each may be a
+# card a person must answer; a server asking more is refused before any is shown.
+MAX_QUESTIONS = 32
 
 # The server whose request a handler is answering (handlers take only the params).
 current_server: contextvars.ContextVar[str] = contextvars.ContextVar("current_server", default="")
@@ -79,7 +83,13 @@ async def answer(handlers: Handlers, server: str, method: str, params: JSON) -> 
 
 async def answer_all(handlers: Handlers, server: str, requests: dict[str, JSON]) -> JSON:
     """Answer every input request of a round, each in its own task (a waiting cell shows
-    their cards one after another), keyed as asked. The first failure ends them all."""
+    their cards one after another), keyed as asked. The first failure ends them all; more
+    than MAX_QUESTIONS at once is a ProtocolError (none is asked)."""
+    if len(requests) > MAX_QUESTIONS:
+        raise ProtocolError(
+            f"server {server!r} sent {len(requests)} questions at once, over the limit of {MAX_QUESTIONS}; "
+            "none was answered: the server misbehaves (check its logs)"
+        )
     keys = list(requests)
     tasks = [
         asyncio.ensure_future(answer(handlers, server, requests[k]["method"], requests[k].get("params") or {}))
@@ -135,4 +145,4 @@ class Incoming:
         await self._reply(reply)
 
 
-__all__ = ["Handler", "Handlers", "Incoming", "answer", "answer_all", "current_server", "error_object"]
+__all__ = ["MAX_QUESTIONS", "Handler", "Handlers", "Incoming", "answer", "answer_all", "current_server", "error_object"]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..errors import MCPError, RequestTimeout
+from .rounds import Rounds
 
 JSON = dict[str, Any]
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
@@ -57,8 +58,8 @@ class Pending:
         # The id on the wire: a new one per input-required round (rounds.py), None between
         # rounds (nothing in flight while the answers are gathered).
         self.rid = rid
-        self.params: Any = None  # as sent: a round's retry resends them
-        self.rounds: Any = None  # a rounds.Rounds once the server asked for input
+        self.params: JSON | None = None  # as sent: a round's retry resends them
+        self.rounds: Rounds | None = None  # once the server asked for input
         self.timeout = timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.on_progress: ProgressCallback | None = None

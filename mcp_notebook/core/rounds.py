@@ -11,11 +11,13 @@ incoming.py runs the handlers that answer.
 
 from __future__ import annotations
 
+import concurrent.futures
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import MCPError, ProtocolError, RPCError
 from .protocol import MISSING_CLIENT_CAPABILITY
+from .text import clipped
 
 JSON = dict[str, Any]
 
@@ -56,7 +58,7 @@ class Rounds:
     params: JSON
     count: int = 0
     streak: int = 0  # state-only rounds in a row
-    task: Any = None  # the answering (a concurrent future of a task on the loop)
+    task: concurrent.futures.Future[None] | None = None  # the answering, on the loop
     over: bool = False  # its caller gave up: nothing more is sent
 
     def __repr__(self) -> str:
@@ -88,16 +90,21 @@ class Rounds:
             method = request.get("method") if isinstance(request, dict) else None
             if method not in ASKABLE:
                 raise ProtocolError(
-                    f"{who}: the server asked {key!r} with {str(method)[:40]!r}, which is not a question"
+                    f"{who}: the server asked {clipped(key, 40)!r} with {clipped(str(method), 40)!r}, "
+                    "which is not a question"
                 )
             if not isinstance(request.get("params", {}), dict):
-                raise ProtocolError(f"{who}: the server asked {key!r} with params that are not an object")
+                raise ProtocolError(f"{who}: the server asked {clipped(key, 40)!r} with params that are not an object")
         return Round(requests, state)
 
     def backoff(self) -> float:
         """Seconds to wait before retrying a state-only round (longer for each in a row)."""
         first, longest = BACKOFF
         return float(min(first * 2 ** max(self.streak - 1, 0), longest))
+
+    def is_over(self) -> bool:
+        """Whether its caller gave up (read again after any step another thread may race)."""
+        return self.over
 
     def end(self) -> None:
         """Its caller gave up (any thread): the answering is cancelled, nothing more is sent."""

@@ -59,7 +59,8 @@ class InputRounds:
 
     async def _answer(self, pending: Pending, asked: rounds.Round) -> None:
         session, requests = self.session, self.requests
-        state: rounds.Rounds = pending.rounds
+        state = pending.rounds
+        assert state is not None  # set by asked()
         try:
             if state.over:
                 return
@@ -78,6 +79,9 @@ class InputRounds:
         rid = requests.new_id()
         params = state.retry_params(answers, asked.state, rid)
         requests.remap(pending, rid, asyncio.get_running_loop())  # its clock restarts now
+        if state.is_over():  # its caller gave up meanwhile (another thread): the retry is not sent
+            requests.by_id.pop(rid, None)
+            return
         try:
             await session.transport.send({"jsonrpc": "2.0", "id": rid, "method": pending.method, "params": params})
         except MCPError as e:

@@ -29,7 +29,7 @@ from ..errors import (
     RequestTimeout,
     RPCError,
 )
-from . import era, handshake, rounds, tasks
+from . import caching, era, handshake, rounds
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
@@ -55,6 +55,7 @@ class ClientSession:
         request_timeout: float | None = 60.0,
         client_info: JSON | None = None,
         log_size: int = LOG_SIZE,
+        extensions: JSON | None = None,
     ) -> None:
         self.name = name
         self.transport = transport
@@ -67,7 +68,11 @@ class ClientSession:
         self._log_level: str | None = None
         self.server_info: JSON = {}
         self.server_capabilities: JSON = {}
-        self.declared_capabilities: JSON = {}  # what this client declared at initialize
+        # The extensions this client follows (what the runtime above it implements, e.g. tasks),
+        # declared to a modern server; the legacy era's initialize has no place for them.
+        self.extensions: JSON = dict(extensions or {})
+        self.declared_capabilities: JSON = {}  # what this client declared (initialize, or every modern request)
+        self.modern_capabilities: JSON = {}  # declared to a modern server: the probe and every request alike
         self.instructions: str | None = None
         self.logs: deque[JSON] = deque(maxlen=log_size)  # notifications/message params
         self.diagnostics: deque[str] = deque(maxlen=100)
@@ -108,14 +113,15 @@ class ClientSession:
         self._requests.loop_thread = threading.get_ident()
         await self.transport.start(self)
         self.declared_capabilities = self.handlers.capabilities()
+        self.modern_capabilities = era.with_extensions(self.declared_capabilities, self.extensions)
         return await handshake.open_session(self, timeout, protocol)
 
     def adopt(self, version: str, result: JSON) -> None:
         """Speak modern ``version`` from now on (every request carries the _meta), with
         what the discover ``result`` says of the server."""
         self.protocol_version = version
-        declared = tasks.with_extension(self.declared_capabilities)  # tasks: followed by call_tool
-        self._meta = era.request_meta(version, declared, self.client_info, self._log_level)
+        self.declared_capabilities = self.modern_capabilities  # as the probe declared them
+        self._meta = era.request_meta(version, self.modern_capabilities, self.client_info, self._log_level)
         self.server_info = era.discovered_info(result)
         capabilities = result.get("capabilities")
         self.server_capabilities = capabilities if isinstance(capabilities, dict) else {}
@@ -194,9 +200,10 @@ class ClientSession:
         reply stream is dropped now (and its rounds end), and the notice that tells the
         server is returned, to be sent the caller's way. None: nothing to tell (closed;
         between rounds; or initialize, which the spec forbids cancelling)."""
-        rid = pending.rid
         if pending.rounds is not None:
             pending.rounds.end()  # no retry is sent; its questions are withdrawn
+        # Read after end(): a retry already under a new id is told; a later one is never sent.
+        rid = pending.rid
         if rid is None:
             return None
         self.transport.abandon(rid)
@@ -384,6 +391,8 @@ class ClientSession:
                 self._requests.settle(pending, error=rounds.missing_capability(rpc_error, pending.method, self.name))
             elif self._meta is not None and rounds.asks(pending.method, message["result"]):
                 self._rounds.asked(pending, message["result"], self._loop)  # the caller keeps waiting
+            elif pending.rounds is not None:  # it depends on the answers: never cached
+                self._requests.settle(pending, result=caching.uncached(message["result"]))
             else:
                 self._requests.settle(pending, result=message["result"])
         except Exception as e:  # nothing may reach the transport's reader: it has more to read

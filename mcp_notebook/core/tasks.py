@@ -36,14 +36,6 @@ POLL_LIMITS = (0.05, 30.0)  # a server's suggestion is kept within these (second
 LOG_SIZE = 1000  # tasks kept per kernel for %mcp tasks
 
 
-def with_extension(capabilities: JSON) -> JSON:
-    """The client's capabilities declaring the tasks extension (modern era: per request)."""
-    out = dict(capabilities)
-    extensions = out.get("extensions")
-    out["extensions"] = {**(extensions if isinstance(extensions, dict) else {}), EXTENSION: {}}
-    return out
-
-
 def task_support(tool: JSON | None) -> str:
     """A tool's ``execution.taskSupport`` (``forbidden`` when absent or unknown)."""
     execution = (tool or {}).get("execution")
@@ -213,5 +205,4 @@ __all__ = [
     "created_task",
     "offers_tasks",
     "task_support",
-    "with_extension",
 ]

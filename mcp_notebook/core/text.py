@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["CONTROL", "escape", "printable"]
+__all__ = ["CONTROL", "clipped", "escape", "printable"]
 
 # What printable() never lets through (newline and tab are kept).
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -43,3 +43,9 @@ def printable(text: str) -> str:
 def escape(text: str) -> str:
     """``text`` for HTML: printable, then escaped (quotes too, for attributes)."""
     return html.escape(printable(text))
+
+
+def clipped(text: str, width: int = 120) -> str:
+    """A server's short text for a one-line message: printable, at most ``width`` characters."""
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return printable(text).replace("\n", "\\n")  # one line: a newline is shown too

@@ -23,6 +23,7 @@ from ..core.oauth import OAuth, OAuthSettings
 from ..core.protocol import UNSUPPORTED_PROTOCOL_VERSION
 from ..core.session import ClientSession, ProgressCallback
 from ..core.subscriptions import UPDATED
+from ..core.tasks import EXTENSION as TASKS_EXTENSION
 from ..core.transports import (
     AuthChallenge,
     HttpStatusError,
@@ -150,7 +151,11 @@ class Connection:
             )
         self.transport_name = kind
         session = ClientSession(
-            transport, name=self.name, handlers=self.runtime.handlers, request_timeout=self.request_timeout
+            transport,
+            name=self.name,
+            handlers=self.runtime.handlers,
+            request_timeout=self.request_timeout,
+            extensions={TASKS_EXTENSION: {}},  # the runtime follows tasks (handle.call_tool)
         )
         self.transport, self.session = transport, session
         session.add_listener(self._on_notification)

@@ -9,6 +9,13 @@ asks once with a ``requestState`` full of awkward characters, then returns what 
 ``state_only`` first answers with a requestState and no inputRequests; ``needs_cap`` fails
 with -32021 (elicitation); ``slow_ask`` asks once (its answer is held by the client's test);
 ``record`` returns every tools/call seen so far (id, name, params without _meta).
+
+Review fixes (issue 14): ``resources/read`` of ``memo://asks`` asks "Name?" before each read
+and then returns ``ttlMs`` 600000 (of ``memo://plain``: no question, the same hint);
+``many_asks`` asks 1000 questions in one round; ``seen`` returns the clientCapabilities each
+request's _meta carried (by method) and the ids of every ``notifications/cancelled``.
+``--refuse CODE``: ``server/discover`` fails with CODE and ``initialize`` with -32022, both
+with hostile text (escape sequences, newlines, 5000 characters) as message and versions.
 """
 
 from __future__ import annotations
@@ -16,11 +23,15 @@ from __future__ import annotations
 import json
 import sys
 
+HOSTILE = "\x1b]52;c;ZXZpbA==\x07\x1b[2J" + "A" * 5000 + "\n$ fake prompt"
+REFUSE = int(sys.argv[sys.argv.index("--refuse") + 1]) if "--refuse" in sys.argv else None
+seen: dict[str, list] = {"capabilities": [], "cancelled": []}
+
 VERSION = "2026-07-28"
 STATE = 'ü"\\n\u2028 {"x": [1, 2.50]}  \t<b>&amp;</b> 🍣'  # JSON escapes, spaces, a number as text
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object"}}
-    for name in ("forever", "stateful", "plain", "state_only", "needs_cap", "slow_ask", "record")
+    for name in ("forever", "stateful", "plain", "state_only", "needs_cap", "slow_ask", "record", "many_asks", "seen")
 ]
 ASK = {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {
     "type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}}}}  # fmt: skip
@@ -54,6 +65,10 @@ def call(name: str, params: dict) -> dict:
         return {"content": [{"type": "text", "text": f"state came back: {state}"}]}
     if name == "slow_ask" and answers is None:
         return input_required(inputRequests={"who": ASK})
+    if name == "many_asks":
+        return input_required(inputRequests={f"q{i}": ASK for i in range(1000)})
+    if name == "seen":
+        return {"content": [{"type": "text", "text": json.dumps(seen)}]}
     if name == "record":
         return {"content": [{"type": "text", "text": json.dumps(calls)}]}
     text = json.dumps({k: params.get(k) for k in ("inputResponses", "requestState")})
@@ -65,9 +80,26 @@ def main() -> None:
         message = json.loads(line)
         method, rid, params = message.get("method"), message.get("id"), message.get("params") or {}
         if rid is None:
+            if method == "notifications/cancelled":
+                seen["cancelled"].append(params.get("requestId"))
+            continue
+        meta = params.get("_meta") or {}
+        seen["capabilities"].append([method, meta.get("io.modelcontextprotocol/clientCapabilities")])
+        if REFUSE is not None and method in ("server/discover", "initialize"):
+            code = REFUSE if method == "server/discover" else -32022
+            data = {"supported": [HOSTILE, "9999-\x1b[31m-01\n"]}
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": HOSTILE, "data": data}})
+            continue
+        if method == "resources/read":
+            if params.get("uri") == "memo://asks" and "inputResponses" not in params:
+                result = input_required(inputRequests={"who": ASK})
+            else:
+                text = json.dumps({"uri": params.get("uri"), "answers": params.get("inputResponses")})
+                result = {"contents": [{"uri": params.get("uri"), "text": text}], "ttlMs": 600000}
+            send({"jsonrpc": "2.0", "id": rid, "result": result})
             continue
         if method == "server/discover":
-            result = {"supportedVersions": [VERSION], "capabilities": {"tools": {}},
+            result = {"supportedVersions": [VERSION], "capabilities": {"tools": {}, "resources": {}},
                       "serverInfo": {"name": "mrtr-raw", "version": "1"}}  # fmt: skip
         elif method == "tools/list":
             result = {"tools": TOOLS}
