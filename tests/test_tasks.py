@@ -25,6 +25,7 @@ from test_terminal import ipython
 
 from mcp_notebook import Client, Handlers, Server
 from mcp_notebook.core.tasks import TASK_COLUMNS, TaskRecord
+from mcp_notebook.errors import ProtocolError, RPCError
 
 WAIT = 30.0  # seconds: a deadline for events, never a sleep
 TASKS_SERVER = [sys.executable, str(SERVERS / "sdk_tasks.py")]
@@ -154,6 +155,70 @@ def test_cancelling_a_modern_task_sends_tasks_cancel(client: Client, modern: Ser
     record = asyncio.run(cancel_awaited(client, modern.acall_tool("slow_task", {"seconds": 60}), "slow_task"))
     cancelled_on_the_server(modern, record)
     assert modern.call_tool("slow_task", {"seconds": 0}).text == "slept 0 s"
+
+
+def tasks_server(client: Client, *options: str) -> Server:
+    """tests/servers/sdk_tasks.py with options (stdio)."""
+    return client.add("tasks", TASKS_SERVER[0], [*TASKS_SERVER[1:], *options])
+
+
+def requests_seen(server: Server) -> list[str]:
+    """The tasks/* requests the server has seen, in order."""
+    return server.call_tool("task_requests").text.split()
+
+
+@pytest.mark.parametrize("eager", ["inline", "bare"])
+def test_a_task_created_completed_returns_its_result(client: Client, eager: str) -> None:
+    # inline: the created task carries its result; bare: a plain Task, the result left for tasks/get.
+    server = tasks_server(client, "--eager", eager)
+    assert server.call_tool("slow_task", {"seconds": 0}).text == "slept 0 s"
+    [record] = client.runtime.tasks.records()
+    assert record.status == "completed"
+    assert requests_seen(server) == ([] if eager == "inline" else ["tasks/get"])
+
+
+def test_a_task_created_asking_is_answered_before_any_poll(client: Client) -> None:
+    client.runtime.handlers.elicitation = lambda params: {"action": "accept", "content": {"ok": True}}
+    server = tasks_server(client, "--eager", "inline")
+    assert server.call_tool("confirm_task", {"item": "a.txt"}).text == "deleted a.txt"
+    assert requests_seen(server)[0] == "tasks/update"  # the created task's inputRequests, at once
+
+
+def test_a_task_asking_what_is_not_a_question_fails_and_is_cancelled(client: Client) -> None:
+    server = tasks_server(client, "--ask", "ping")
+    with pytest.raises(ProtocolError, match="'ping', which is not a question this client answers"):
+        server.call_tool("confirm_task", {"item": "a.txt"})
+    [record] = client.runtime.tasks.records()
+    assert record.status == "failed" and "not a question" in str(record.message)
+    assert requests_seen(server)[-1] == "tasks/cancel"  # it would wait for an answer forever
+    assert "tasks/update" not in requests_seen(server)
+
+
+def test_a_task_nobody_here_can_answer_fails_and_is_cancelled(client: Client) -> None:
+    server = tasks_server(client)  # no elicitation handler: nobody to ask
+    with pytest.raises(RPCError, match="asked for input and mcp-notebook has no handler for elicitation/create"):
+        server.call_tool("confirm_task", {"item": "a.txt"})
+    [record] = client.runtime.tasks.records()
+    assert record.status == "failed" and "no handler for elicitation/create" in str(record.message)
+    assert requests_seen(server)[-1] == "tasks/cancel"
+
+
+def test_a_task_whose_status_makes_no_sense_fails_and_is_cancelled(client: Client) -> None:
+    server = tasks_server(client, "--fail-get", "status")
+    with pytest.raises(ProtocolError, match="unknown status 'paused'"):
+        server.call_tool("slow_task", {"seconds": 60})
+    [record] = client.runtime.tasks.records()
+    assert record.status == "failed" and "unknown status 'paused'" in str(record.message)
+    assert requests_seen(server) == ["tasks/get", "tasks/cancel"]  # nobody follows it: stopped
+
+
+def test_a_task_the_server_refuses_to_show_fails_without_a_cancel(client: Client) -> None:
+    server = tasks_server(client, "--fail-get", "unknown")
+    with pytest.raises(RPCError, match="unknown task"):
+        server.call_tool("slow_task", {"seconds": 60})
+    [record] = client.runtime.tasks.records()
+    assert record.status == "failed" and "unknown task" in str(record.message)
+    assert requests_seen(server) == ["tasks/get"]  # the server's own word: nothing to cancel
 
 
 # -- %mcp tasks ----------------------------------------------------------------------------

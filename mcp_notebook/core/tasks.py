@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ProtocolError, RequestCancelled, RPCError
+from .rounds import ASKABLE
 from .text import printable
 
 JSON = dict[str, Any]
@@ -68,6 +69,17 @@ def created_task(raw: JSON, modern: bool) -> JSON | None:
     if not isinstance(task, dict) or not isinstance(task.get("taskId"), str) or not task["taskId"]:
         raise ProtocolError(f"a task result without a taskId: {printable(str(task)[:200])}")
     return task
+
+
+def carries_outcome(task: JSON) -> bool:
+    """Whether a terminal task state holds its outcome (a created task is a bare ``Task``:
+    the ``result`` or ``error`` may be left for ``tasks/get``)."""
+    status = task.get("status")
+    if status == "completed":
+        return isinstance(task.get("result"), dict)
+    if status == "failed":
+        return isinstance(task.get("error"), dict)
+    return status == "cancelled"
 
 
 def _text(value: Any) -> str | None:
@@ -131,11 +143,26 @@ class TaskRecord:
         return f"task {status}" + (f": {self.message}" if self.message else "")
 
     def new_inputs(self, task: JSON) -> dict[str, JSON]:
-        """The ``inputRequests`` of a modern task not answered yet (keys are never reused)."""
+        """The ``inputRequests`` of a modern task not answered yet (keys are never reused);
+        ProtocolError for one that is not a question this client answers (elicitation,
+        sampling, roots) or whose params are not an object."""
         requests = task.get("inputRequests")
         if not isinstance(requests, dict):
             return {}
-        return {k: v for k, v in requests.items() if k not in self.answered and isinstance(v, dict)}
+        new = {k: v for k, v in requests.items() if k not in self.answered}
+        for key, request in new.items():
+            method = request.get("method") if isinstance(request, dict) else None
+            if method not in ASKABLE or not isinstance(request.get("params", {}), dict):
+                raise ProtocolError(
+                    printable(f"{self.server}: task {self.task_id[:40]!r} asked {str(key)[:40]!r} with "
+                              f"{str(method)[:40]!r}, which is not a question this client answers")
+                )  # fmt: skip
+        return new
+
+    def fail(self, error: BaseException) -> None:
+        """Following the task failed here (the call raises ``error``): what ``%mcp tasks`` shows."""
+        self.status = "failed"
+        self.message = printable(str(error) or type(error).__name__)[:300]
 
     def final(self, task: JSON) -> JSON:
         """A modern terminal task's outcome: the call's result, or the error it ended in."""
@@ -202,6 +229,7 @@ __all__ = [
     "TaskLog",
     "TaskRecord",
     "augment",
+    "carries_outcome",
     "created_task",
     "offers_tasks",
     "task_support",

@@ -17,7 +17,7 @@ from ..core.links import linkable
 from ..core.oauth import OAuth
 from ..core.protocol import HEADER_MISMATCH, URL_ELICITATION_REQUIRED
 from ..core.session import ProgressCallback
-from ..core.tasks import TaskRecord, augment, created_task, offers_tasks
+from ..core.tasks import augment, created_task, offers_tasks
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
@@ -35,7 +35,7 @@ from .params import (
     tool_arguments,
 )
 from .steps import Steps, awaitable, blocking
-from .tasks import follow, status_shower
+from .tasks import follow_call
 
 JSON = dict[str, Any]
 
@@ -306,18 +306,11 @@ class Server:
             params["task"] = {}
         progress = self._progress(name, on_progress)
         try:
-            try:
-                raw = await steps.send(self.connection, "tools/call", params, timeout, progress)
-            except RPCError as e:
-                if e.code != HEADER_MISMATCH:
-                    raise
-                # The headers our tools listing asked for are not the server's (its tool
-                # changed): list the tools again, then one more try (nothing ran: it was refused).
-                await steps.run(self.connection.listing("tools", True), self.name)
-                raw = await steps.send(self.connection, "tools/call", params, timeout, progress)
+            raw = await self._send_call(steps, params, timeout, progress)
             created = created_task(raw, self.modern) if self.modern or "task" in params else None
-            if created is not None:
-                raw = await steps.run(self._follow(TaskRecord.start(self.name, name, created, self.modern)), self.name)
+            if created is not None:  # the server runs it as a task: followed to its end
+                follow = follow_call(self.runtime, self.connection, self.name, name, created, self.modern)
+                raw = await steps.run(follow, self.name)
         except RPCError as e:
             raise self._url_required(e, steps.awaiting) from None
         output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
@@ -325,13 +318,16 @@ class Server:
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
 
-    async def _follow(self, record: TaskRecord) -> JSON:
-        """Follow a task the server made of a call to its end (on the loop)."""
-        runtime = self.runtime
-        runtime.tasks.add(record)
-        interaction = runtime.interaction
-        show = status_shower(interaction.progress, record) if interaction.shows_progress else None
-        return await follow(self.connection, record, runtime.handlers, show)
+    async def _send_call(self, steps: Steps, params: JSON, timeout: Any, progress: ProgressCallback | None) -> JSON:
+        """Send ``tools/call``; refused for headers the server no longer expects (-32020: its
+        tool changed), list the tools again and try once more (nothing ran: it was refused)."""
+        try:
+            return await steps.send(self.connection, "tools/call", params, timeout, progress)
+        except RPCError as e:
+            if e.code != HEADER_MISMATCH:
+                raise
+        await steps.run(self.connection.listing("tools", True), self.name)
+        return await steps.send(self.connection, "tools/call", params, timeout, progress)
 
     @property
     def modern(self) -> bool:

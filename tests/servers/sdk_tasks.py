@@ -3,7 +3,8 @@ speaks the tasks extension, ``io.modelcontextprotocol/tasks`` (SEP-2663). The SD
 extension mechanism (``Extension``: methods and a ``tools/call`` interceptor); the extension
 itself is written here from the spec's text.
 
-    python tests/servers/sdk_tasks.py [--http PORT]
+    python tests/servers/sdk_tasks.py [--http PORT] [--eager inline|bare] [--ask METHOD]
+                                      [--fail-get status|unknown]
 
 To a client that declares the extension in its per-request capabilities, ``slow_task``
 (``seconds``, default 1; three steps, each with a status message) and ``confirm_task`` (asks
@@ -11,6 +12,14 @@ whether to delete ``item`` through the task's ``inputRequests``, answered with
 ``tasks/update``) return ``resultType: "task"``; ``tasks/get``, ``tasks/update`` and
 ``tasks/cancel`` serve them (each -32021 without the extension). Polls every 100 ms.
 To any other client both tools answer at once, as plain tools.
+
+Options for the cases a client must survive: ``--eager`` creates a task in the first state
+its work settles in (``slow_task seconds=0`` already ``completed``, ``confirm_task`` already
+``input_required``), ``inline`` with its ``result``/``inputRequests``, ``bare`` as a plain
+``Task`` (those left for ``tasks/get``); ``--ask METHOD`` makes ``confirm_task`` ask with
+that method instead of ``elicitation/create``; ``--fail-get status`` answers ``tasks/get`` of
+a working task with an unknown status, ``--fail-get unknown`` refuses it (-32602, as for a
+task the server forgot). The tool ``task_requests`` lists the tasks/* requests seen so far.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ from mcp_types import ErrorData, RequestParams
 
 TASKS = "io.modelcontextprotocol/tasks"
 POLL_MS = 100
+OPTIONS = argparse.Namespace(eager=None, ask="elicitation/create", fail_get=None)  # set by main()
+SEEN: list[str] = []  # the tasks/* requests, in order
 
 
 class TaskIdParams(RequestParams):
@@ -52,6 +63,7 @@ class TasksExtension(Extension):
         self.tasks: dict[str, dict[str, Any]] = {}
         self.jobs: dict[str, asyncio.Task[None]] = {}
         self.answers: dict[str, asyncio.Future[Any]] = {}
+        self.settled: dict[str, asyncio.Event] = {}  # set once a task asks or ends (--eager)
 
     def methods(self) -> list[MethodBinding]:
         return [
@@ -69,6 +81,8 @@ class TasksExtension(Extension):
         task.update(status=status, lastUpdatedAt=_now(), **extra)
         if message:
             task["statusMessage"] = message
+        if status != "working":
+            self.settled[task_id].set()
 
     async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Any) -> Any:
         if params.name not in ("slow_task", "confirm_task"):
@@ -78,9 +92,16 @@ class TasksExtension(Extension):
         now = _now()
         task = {"taskId": task_id, "status": "working", "createdAt": now, "lastUpdatedAt": now}
         self.tasks[task_id] = {**task, "ttlMs": 600000, "pollIntervalMs": POLL_MS}
+        self.settled[task_id] = asyncio.Event()
         work = self._slow if params.name == "slow_task" else self._confirm
         self.jobs[task_id] = asyncio.ensure_future(work(task_id, params.arguments or {}))
-        return {"resultType": "task", **self.tasks[task_id]}
+        if OPTIONS.eager:
+            await self.settled[task_id].wait()
+        created = {"resultType": "task", **self.tasks[task_id]}
+        if OPTIONS.eager == "bare":
+            for key in ("result", "error", "inputRequests"):
+                created.pop(key, None)
+        return created
 
     def _done(self, task_id: str, text: str) -> None:
         result = {"content": [{"type": "text", "text": text}], "isError": False}
@@ -97,7 +118,7 @@ class TasksExtension(Extension):
         item = arguments.get("item", "it")
         self.answers[task_id] = asyncio.get_running_loop().create_future()
         schema = {"type": "object", "properties": {"ok": {"type": "boolean", "title": "Delete?"}}, "required": ["ok"]}
-        request = {"method": "elicitation/create", "params": {"mode": "form", "message": f"Delete {item}?",
+        request = {"method": OPTIONS.ask, "params": {"mode": "form", "message": f"Delete {item}?",
                                                               "requestedSchema": schema}}  # fmt: skip
         self._set(task_id, "input_required", f"asking whether to delete {item}", inputRequests={"confirm": request})
         answer = await self.answers[task_id]
@@ -112,10 +133,17 @@ class TasksExtension(Extension):
 
     async def get(self, ctx: Any, params: TaskIdParams) -> dict[str, Any]:
         require_client_extension(ctx, TASKS)
-        return {"resultType": "complete", **self._known(params.task_id)}
+        SEEN.append("tasks/get")
+        task = self._known(params.task_id)
+        if OPTIONS.fail_get == "unknown":
+            raise MCPError.from_error_data(ErrorData(code=-32602, message=f"unknown task {params.task_id}"))
+        if OPTIONS.fail_get == "status" and task["status"] == "working":
+            return {"resultType": "complete", **task, "status": "paused"}
+        return {"resultType": "complete", **task}
 
     async def update(self, ctx: Any, params: TaskUpdateParams) -> dict[str, Any]:
         require_client_extension(ctx, TASKS)
+        SEEN.append("tasks/update")
         task = self._known(params.task_id)
         answer = params.input_responses.get("confirm")
         future = self.answers.get(params.task_id)
@@ -125,6 +153,7 @@ class TasksExtension(Extension):
 
     async def cancel(self, ctx: Any, params: TaskIdParams) -> dict[str, Any]:
         require_client_extension(ctx, TASKS)
+        SEEN.append("tasks/cancel")
         self._known(params.task_id)
         self._set(params.task_id, "cancelled", "cancelled by request")
         job = self.jobs.get(params.task_id)
@@ -148,10 +177,20 @@ def confirm_task(item: str) -> str:
     return f"kept {item} (no task)"
 
 
+@server.tool()
+def task_requests() -> str:
+    """The tasks/* requests this server has seen, in order (space-separated)."""
+    return " ".join(SEEN)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--eager", choices=["inline", "bare"])
+    parser.add_argument("--ask", default="elicitation/create", metavar="METHOD")
+    parser.add_argument("--fail-get", choices=["status", "unknown"])
     opts = parser.parse_args()
+    OPTIONS.eager, OPTIONS.ask, OPTIONS.fail_get = opts.eager, opts.ask, opts.fail_get
     if opts.http is not None:
         server.run("streamable-http", host="127.0.0.1", port=opts.http)
     else:
