@@ -6,12 +6,16 @@ One long-lived ``subscriptions/listen`` request replaces the legacy GET stream a
 capabilities offer, updates of the subscribed URIs). The server acknowledges it, then tags
 everything it sends on it with the request's id. When the subscribed URIs change, a new
 request is made and, once acknowledged, the old one is ended; so one subscription is live
-at a time, and what is tagged for another is dropped. The connection does the I/O
-(runtime/listening.py).
+at a time, and what is tagged for another is dropped. Requests are numbered as they are
+made: an acknowledgement that arrives after a newer one's ends its own request rather than
+undo the newer (the server may answer two in either order). A modern server sends list
+changes and resource updates only on a listen stream, tagged: untagged ones are dropped.
+The connection does the I/O (runtime/listening.py).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +30,12 @@ UPDATED = "notifications/resources/updated"
 # capability -> the filter's flag for its list changes
 LIST_CHANGES = {"tools": "toolsListChanged", "prompts": "promptsListChanged", "resources": "resourcesListChanged"}
 URIS = "resourceSubscriptions"
+_numbers = itertools.count(1)  # the order listen requests are made in (any session: only their order counts)
+
+
+def listen_scoped(method: str) -> bool:
+    """Whether a modern server sends ``method`` only on a listen stream (tagged)."""
+    return method == UPDATED or (method.startswith("notifications/") and method.endswith("/list_changed"))
 
 
 def listen_filter(capabilities: JSON, uris: Iterable[str]) -> JSON:
@@ -55,12 +65,14 @@ def subscription_id(params: JSON) -> Any:
 
 @dataclass(eq=False)
 class Listen:
-    """One ``subscriptions/listen`` request: what it asks for, its id once sent, and what
-    the server agreed to (its acknowledgement; None until then)."""
+    """One ``subscriptions/listen`` request: what it asks for, its id once sent, what the
+    server agreed to (its acknowledgement; None until then), and its number (a later
+    request has a higher one)."""
 
     wanted: JSON
     id: int | str | None = None
     agreed: JSON | None = None
+    number: int = field(default_factory=lambda: next(_numbers))
 
     def __repr__(self) -> str:
         state = "acknowledged" if self.agreed is not None else "waiting"
@@ -85,13 +97,17 @@ class Subscriptions:
         self.waiting[rid] = listen
 
     def acknowledged(self, params: JSON) -> tuple[Listen, Listen | None] | None:
-        """An acknowledgement: the listen it answers, now live, and the one it replaces
-        (to be ended). None: not one of ours (or not waiting)."""
+        """An acknowledgement: the listen it answers and the one to end now. That is the
+        one it replaces, when it becomes live; or itself, when a newer one is live already
+        (acknowledged first: it asks for what is wanted now). None: not one of ours (or
+        not waiting)."""
         listen = self.waiting.pop(subscription_id(params), None)
         if listen is None:
             return None
         agreed = params.get("notifications")
         listen.agreed = agreed if isinstance(agreed, dict) else {}
+        if self.live is not None and self.live.number > listen.number:
+            return listen, listen
         replaced, self.live = self.live, listen
         return listen, replaced
 
@@ -104,13 +120,14 @@ class Subscriptions:
             return True
         return False
 
-    def accepts(self, method: str, params: JSON) -> bool:
+    def accepts(self, method: str, params: JSON, *, modern: bool = False) -> bool:
         """Whether a notification is for us: untagged ones are (request-scoped: progress,
-        logs); a tagged one only for the live subscription, or the acknowledgement of
+        logs), except, from a ``modern`` server, those it may send only on a listen
+        stream; a tagged one only for the live subscription, or the acknowledgement of
         one that waits for it."""
         tag = subscription_id(params)
         if tag is None:
-            return True
+            return not (modern and listen_scoped(method))
         if method == ACKNOWLEDGED:
             return tag in self.waiting
         return self.live is not None and self.live.id == tag
@@ -131,5 +148,6 @@ __all__ = [
     "Listen",
     "Subscriptions",
     "listen_filter",
+    "listen_scoped",
     "subscription_id",
 ]

@@ -3,20 +3,18 @@
 A ``Connection`` builds the transport its config names (stdio, Streamable HTTP, legacy
 SSE; ``auto`` tries the first HTTP one, then the other), wires OAuth for a remote server,
 words startup failures, opens a new session when a remote server ends one, fans the
-server's notifications out, keeps the subscriptions going across sessions (listening.py)
-and chooses how a blocking request is sent: on the calling thread (the fast path) or on
-the background loop. Its status says where it stands.
+server's notifications out, keeps the subscriptions going across sessions (listening.py),
+keeps fresh resource reads (reads.py) and chooses how a blocking request is sent: on the
+calling thread (the fast path) or on the background loop. Its status says where it stands.
 Everything here that awaits runs on the background loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from ..core.caching import ResultCache, auth_context, freshness
 from ..core.config import ServerConfig
 from ..core.era import is_modern, legacy_sse_answer
 from ..core.oauth import OAuth, OAuthSettings
@@ -46,6 +44,7 @@ from ..errors import (
 )
 from .context import DEFAULT, Runtime
 from .listening import Listener, Listening
+from .reads import Reads
 
 T = TypeVar("T")
 JSON = dict[str, Any]
@@ -74,7 +73,7 @@ class Connection:
         # without one; info keeps what a legacy server sends by default showing in the cell.
         self.log_level: str | None = DEFAULT_LOG_LEVEL
         self.listening = Listening(self)  # the URIs followed, and how the server is told
-        self.reads = ResultCache()  # resources/read results a modern server said stay fresh
+        self.reads = Reads(self._authorization)  # resources/read results a modern server said stay fresh
         self._renewing: asyncio.Lock | None = None
         self._renew_task: asyncio.Future[None] | None = None
 
@@ -160,7 +159,7 @@ class Connection:
         self.transport, self.session = transport, session
         session.add_listener(self._on_notification)
         session.log_level = self.log_level
-        session.auth_context = self.auth_context
+        session.auth_context = self.reads.context
         self.listening.began(session)
         self.reads.clear()
         timeout = self._startup_timeout()
@@ -285,7 +284,7 @@ class Connection:
         if session is None:
             return
         if method == UPDATED and isinstance(uri := params.get("uri"), str):
-            self.reads.drop("resources/read", uri)  # before its callbacks, which may read it again
+            self.reads.drop(uri)  # before its callbacks, which may read it again
         self.listening.notified(session, method, params)
         for listener in list(self.listeners):
             session.call_safely(listener, method, params)
@@ -427,24 +426,12 @@ class Connection:
 
     # -- caching hints (modern) --------------------------------------------------------
 
-    def auth_context(self) -> str:
-        """Who requests go as, for private cached results: a digest of their Authorization."""
+    def _authorization(self) -> str | None:
+        """The Authorization header requests go with now (the config's, else OAuth's), if any."""
         header = next((v for k, v in self.config.headers.items() if k.lower() == "authorization"), None)
         if header is None and self.auth is not None:
             header = self.auth.header_now().get("Authorization")
-        return auth_context(header)
-
-    def cached_read(self, uri: str) -> JSON | None:
-        """A resources/read result still fresh for this caller, if one is kept."""
-        return self.reads.get("resources/read", uri, now=time.monotonic(), context=self.auth_context())
-
-    def keep_read(self, uri: str, result: JSON) -> None:
-        """Keep a resources/read result when a modern server said it stays fresh (ttlMs > 0)."""
-        session = self.session
-        if session is not None and session.modern:
-            now = time.monotonic()
-            fresh = freshness(result, modern=True, now=now, context=self.auth_context())
-            self.reads.put("resources/read", uri, result, fresh, now=now)
+        return header
 
 
 __all__ = ["Connection"]

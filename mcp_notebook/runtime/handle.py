@@ -374,10 +374,10 @@ class Server:
         (``ttlMs``): read again within it, they come from the cache unless ``refresh``."""
         uri = resource_uri(uri)
         connection = self.connection
-        raw = None if refresh else connection.cached_read(uri)
+        raw = None if refresh else connection.reads.get(uri)
         if raw is None:
             raw = await steps.send(connection, "resources/read", {"uri": uri}, timeout)
-            connection.keep_read(uri, raw)
+            connection.reads.keep(uri, raw, modern=self.modern)
         return ReadResult.from_raw(self.name, uri, raw)
 
     read_resource, aread_resource = blocking(_read_resource), awaitable(_read_resource)

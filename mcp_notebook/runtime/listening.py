@@ -3,7 +3,8 @@
 A legacy server is sent ``resources/subscribe`` and ``resources/unsubscribe``. A modern one
 has one ``subscriptions/listen`` request open at a time, naming what is wanted now (list
 changes, the subscribed URIs; core/subscriptions.py is the sans-IO part): a change opens a
-new one, which replaces the live one once the server acknowledges it. A new session follows
+new one, which replaces the live one once the server acknowledges it (an older one
+acknowledged after it is ended instead). A new session follows
 what the last one did; a listen the server ends is opened again, a few times.
 Everything here that awaits runs on the background loop.
 """
@@ -15,7 +16,15 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from ..core.session import ClientSession
-from ..core.subscriptions import ACKNOWLEDGED, LISTEN, UPDATED, Listen, Subscriptions, listen_filter
+from ..core.subscriptions import (
+    ACKNOWLEDGED,
+    LISTEN,
+    UPDATED,
+    Listen,
+    Subscriptions,
+    listen_filter,
+    subscription_id,
+)
 from ..errors import MCPError, NotConnected, ProtocolError, RequestTimeout
 
 JSON = dict[str, Any]
@@ -53,15 +62,28 @@ class Listening:
         self._listening: dict[Listen, tuple[asyncio.Future[JSON], asyncio.Future[JSON]]] = {}  # (request, ack)
         self._relistens = 0  # subscriptions the server ended, opened again since the last asked for
         self._relisten_task: asyncio.Future[None] | None = None
+        self._noted_untagged = False  # the session's diagnostics say once that untagged ones are dropped
 
     def __repr__(self) -> str:
         return f"<Listening {self.owner.name!r} {len(self.subscriptions)} URIs>"
 
     def began(self, session: ClientSession) -> None:
         """A new session (not started yet): its listens start afresh, and it drops what is
-        tagged for a subscription that is not live."""
+        tagged for a subscription that is not live (and, modern, what must be tagged and is not)."""
         self.listens = Subscriptions()
-        session.accepts = self.listens.accepts
+        self._noted_untagged = False
+        session.accepts = lambda method, params: self._accepts(session, method, params)
+
+    def _accepts(self, session: ClientSession, method: str, params: JSON) -> bool:
+        if self.listens.accepts(method, params, modern=session.modern):
+            return True
+        if subscription_id(params) is None and not self._noted_untagged:
+            self._noted_untagged = True
+            session.diagnostics.append(
+                f"dropped {method} without a subscription id (a {session.protocol_version} server sends it "
+                f"only on {LISTEN}); further ones are dropped too"
+            )
+        return False
 
     def notified(self, session: ClientSession, method: str, params: JSON) -> None:
         """A notification of ``session``'s: acknowledgements, a modern server ending a
@@ -173,12 +195,14 @@ class Listening:
         found = self.listens.acknowledged(params)
         if found is None:
             return
-        listen, replaced = found
+        listen, ended = found
         _, ack = self._listening.get(listen, (None, None))
         if ack is not None and not ack.done():
             ack.set_result(listen.agreed or {})
-        if replaced is not None:
-            self._end(replaced)  # ended only now: no update is missed in between
+        if ended is not None:
+            # The one replaced, ended only now (no update is missed in between); or this
+            # one, older than the live one, which asks for what is wanted now.
+            self._end(ended)
 
     def _end(self, listen: Listen) -> None:
         """End a subscription of ours (its request is cancelled: the server is told)."""

@@ -19,13 +19,16 @@ __all__ = ["call", "call_cell", "prompt", "read", "roots", "subscribe", "unsubsc
 
 
 @command(
-    "read SERVER URI",
+    "read SERVER URI [--timeout S] [--refresh]",
     "read a resource",
     """
 The result shows itself (a table for CSV and JSON records, images inline) and has .text,
-.bytes, .mime_type, .contents and .to_frame().
+.bytes, .mime_type, .contents and .to_frame(). A 2026-07-28 server may say the contents
+stay fresh for a while (ttlMs): read again within it, they come from the cache (until an
+update of a subscribed URI); --refresh reads them from the server.
   df = %mcp read demo penguins://data.csv
   df.to_frame()
+  %mcp read demo penguins://data.csv --refresh
 """,
 )
 def read(ctx: Context, tokens: list[str]) -> Any:
@@ -33,8 +36,11 @@ def read(ctx: Context, tokens: list[str]) -> Any:
     parser.add_argument("server")
     parser.add_argument("uri")
     parser.add_argument("--timeout", type=float)
+    parser.add_argument("--refresh", action="store_true")
     opts = parser.parse(tokens)
-    kwargs = {} if opts.timeout is None else {"timeout": opts.timeout}
+    kwargs: dict[str, Any] = {} if opts.timeout is None else {"timeout": opts.timeout}
+    if opts.refresh:
+        kwargs["refresh"] = True
     server = server_named(ctx, opts.server)
     return Deferred(lambda: server.read_resource(opts.uri, **kwargs), lambda: server.aread_resource(opts.uri, **kwargs))
 
