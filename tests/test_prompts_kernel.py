@@ -182,12 +182,12 @@ def test_inline_validation_keeps_the_form_open(kernel: Kernel) -> None:
 
 
 def test_cancel_button_and_interrupt(kernel: Kernel) -> None:
-    cell = kernel.start("r = %mcp call demo.fit_model epochs=50 seconds_per_epoch=0.2\nr.text")
+    cell = kernel.start("r = %mcp call demo.fit_model epochs=50 seconds_per_epoch=1\nr.text")
     kernel.click("Cancel")
     text = text_of(kernel.outputs(cell))
     assert "RequestCancelled" in text and "the server was told" in text
     kernel.forget_widgets()
-    cell = kernel.start("r = %mcp call demo.fit_model epochs=50 seconds_per_epoch=0.2\nr.text")
+    cell = kernel.start("r = %mcp call demo.fit_model epochs=50 seconds_per_epoch=1\nr.text")
     kernel.wait_for_widget("Cancel", "ButtonModel")  # the progress bar is up: the call runs
     kernel.km.interrupt_kernel()
     interrupted = text_of(kernel.outputs(cell))

@@ -3,7 +3,7 @@ runs in, a deferred call, finding servers by name."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,16 +98,28 @@ def positional(sub: str, tokens: list[str], *names: str) -> Any:
     return parser.parse(tokens)
 
 
-def counts(server: Server) -> dict[str, int | None]:
-    """How many tools, resources and prompts a connected server offers (None: not offered)."""
+def counts(server: Server, *, fetch: bool = True) -> dict[str, int | None]:
+    """How many tools, resources and prompts a connected server offers (None: not offered).
+    ``fetch=False``: from the listings already fetched (None where there is none): an
+    overview must not ask the server, which may mean a login or a slow answer."""
     if server.status is not Status.CONNECTED:
         return {"tools": None, "resources": None, "prompts": None}
     caps = server.capabilities
-    return {
-        "tools": len(server.list_tools()) if "tools" in caps else None,
-        "resources": len(server.list_resources()) if "resources" in caps else None,
-        "prompts": len(server.list_prompts()) if "prompts" in caps else None,
+    listings: dict[str, Callable[[], Sized]] = {
+        "tools": server.list_tools,
+        "resources": server.list_resources,
+        "prompts": server.list_prompts,
     }
+    out: dict[str, int | None] = {}
+    for kind, listing in listings.items():
+        if kind not in caps:
+            out[kind] = None
+        elif fetch:
+            out[kind] = len(listing())
+        else:
+            cached = server.connection.cached(kind)
+            out[kind] = None if cached is None else len(cached)
+    return out
 
 
 def report(ctx: Context, server: Server) -> None:

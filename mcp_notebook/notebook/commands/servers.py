@@ -256,7 +256,7 @@ def list_(ctx: Context, tokens: list[str]) -> Any:
     for server, row in zip(ctx.client, ctx.client.status(), strict=True):
         # Not connected: what it is set to speak (auto, legacy or a pinned version).
         protocol = row["protocol"] or server.config.protocol
-        rows.append({**row, "protocol": protocol, **counts(server)})
+        rows.append({**row, "protocol": protocol, **counts(server, fetch=False)})
     from ..tables import servers_frame
 
     return servers_frame(rows)
