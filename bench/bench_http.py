@@ -15,92 +15,31 @@ to (a). Target: (c) ≤ 1.3x.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import os
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-from common import ARGS, OurClient, SdkClient, report, rotated
+from common import ROOT, BareHttp, OurClient, SdkClient, echo_call, free_port, measure, report, start_listening
 
-ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 NODE = os.environ.get("MCP_NOTEBOOK_NODE", "node")
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def start_server(server: str) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([NODE, server, "streamableHttp"], env={**os.environ, "PORT": str(port)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return proc, f"http://127.0.0.1:{port}/mcp"
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit(f"server-everything did not listen on {port}")
-
-
-def _reply(text: str) -> dict[str, Any]:
-    """The JSON-RPC reply in a JSON body or in an SSE body (its last data line)."""
-    if text.lstrip().startswith("{"):
-        return json.loads(text)
-    data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
-    return json.loads(data[-1])
-
-
-def _call(rid: int) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": "echo", "arguments": ARGS}}
-
-
-class Bare:
-    """The floor: httpx with nothing on top (blocking for sequential, async for concurrent)."""
-
-    def __init__(self, url: str) -> None:
-        self.url, self.next_id = url, 1
-        self.http = httpx.Client(headers=HEADERS, timeout=30)
-        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "0"}}
-        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
-        response = self.http.post(url, json=init)
-        self.headers = {**HEADERS, "Mcp-Session-Id": response.headers["mcp-session-id"],
-                        "MCP-Protocol-Version": "2025-11-25"}  # fmt: skip
-        self.http.headers.update(self.headers)
-        self.http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        self.loop = asyncio.new_event_loop()
-        self.ahttp = httpx.AsyncClient(headers=self.headers, timeout=30, limits=httpx.Limits(max_connections=None))
-
-    def sequential(self, n: int) -> float:
-        t = time.perf_counter()
-        for _ in range(n):
-            self.next_id += 1
-            _reply(self.http.post(self.url, content=json.dumps(_call(self.next_id))).text)
-        return time.perf_counter() - t
-
-    def concurrent(self, n: int) -> float:
-        async def one(rid: int) -> None:
-            _reply((await self.ahttp.post(self.url, content=json.dumps(_call(rid)))).text)
-
-        async def block() -> None:
-            await asyncio.gather(*(one(self.next_id + 1 + i) for i in range(n)))
-
-        t = time.perf_counter()
-        self.loop.run_until_complete(block())
-        self.next_id += n
-        return time.perf_counter() - t
-
-    def close(self) -> None:
-        self.loop.run_until_complete(self.ahttp.aclose())
-        self.http.close()
+def session_headers(url: str) -> dict[str, str]:
+    """Initialize a session (untimed): the headers every later request carries."""
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "0"}}
+    with httpx.Client(headers=HEADERS, timeout=30) as http:
+        response = http.post(url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+        headers = {
+            **HEADERS,
+            "Mcp-Session-Id": response.headers["mcp-session-id"],
+            "MCP-Protocol-Version": "2025-11-25",
+        }
+        http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
 
 
 def main() -> int:
@@ -114,9 +53,10 @@ def main() -> int:
     if not Path(opts.server).exists():
         print(f"server-everything not found at {opts.server}: run `npm ci` first", file=sys.stderr)
         return 2
-    proc, url = start_server(opts.server)
+    port = free_port()
+    proc, url = start_listening([NODE, opts.server, "streamableHttp"], port, env={**os.environ, "PORT": str(port)})
     try:
-        clients: dict[str, Any] = {"bare httpx loop (floor)": Bare(url)}
+        clients: dict[str, Any] = {"bare httpx loop (floor)": BareHttp(url, session_headers(url), echo_call)}
         try:
             from mcp.client.streamable_http import streamable_http_client
 
@@ -124,22 +64,7 @@ def main() -> int:
         except ImportError:
             print("(the official SDK `mcp` is not installed: its row is left out)")
         clients["mcp-notebook Python API"] = OurClient(url=url, transport="http")
-        block = max(1, opts.n // opts.rounds)
-        times: dict[str, dict[str, list[float]]] = {name: {"seq": [], "conc": []} for name in clients}
-
-        def concurrent(c: Any, n: int) -> float:  # n calls in batches of --concurrency in flight
-            return sum(c.concurrent(min(opts.concurrency, n - i)) for i in range(0, n, opts.concurrency))
-
-        for c in clients.values():
-            c.sequential(opts.warmup)
-            concurrent(c, opts.warmup)
-        for r in range(opts.rounds):
-            for name, c in rotated(list(clients.items()), r):
-                times[name]["seq"].append(c.sequential(block) / block)
-            for name, c in rotated(list(clients.items()), r):
-                times[name]["conc"].append(concurrent(c, block) / block)
-        for c in clients.values():
-            c.close()
+        block, times = measure(clients, opts.n, opts.rounds, opts.warmup, opts.concurrency)
     finally:
         proc.kill()
         proc.wait()

@@ -15,89 +15,20 @@ to (a). Targets: (c) ≤ 1.2x sequential, ≤ 1.5x concurrent.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from common import ARGS, OurClient, SdkClient, report, rotated
+from common import ROOT, BareStdio, OurClient, SdkClient, echo_call, measure, report
 
-ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 NODE = os.environ.get("MCP_NOTEBOOK_NODE", "node")
-
-
-def _init_messages() -> list[dict]:
-    return [
-        {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "b", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-
-
-class Bare:
-    """The floor: blocking writes and readline on the pipes, in this thread."""
-
-    def __init__(self, server: str) -> None:
-        self.proc = subprocess.Popen(
-            [NODE, server, "stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-        assert self.proc.stdin and self.proc.stdout
-        self.w, self.r = self.proc.stdin, self.proc.stdout
-        self.next_id = 1
-        init, initialized = _init_messages()
-        self._send(init)
-        self._recv(0)
-        self._send(initialized)
-
-    def _send(self, msg: dict) -> None:
-        self.w.write(json.dumps(msg).encode() + b"\n")
-        self.w.flush()
-
-    def _recv(self, rid: int) -> dict:
-        while True:
-            msg = json.loads(self.r.readline())
-            if msg.get("id") == rid and "method" not in msg:
-                return msg
-
-    def _call(self, rid: int) -> dict:
-        return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": "echo", "arguments": ARGS}}
-
-    def sequential(self, n: int) -> float:
-        t = time.perf_counter()
-        for _ in range(n):
-            self.next_id += 1
-            self._send(self._call(self.next_id))
-            self._recv(self.next_id)
-        return time.perf_counter() - t
-
-    def concurrent(self, n: int) -> float:
-        t = time.perf_counter()
-        first = self.next_id + 1
-        self.w.write(b"".join(json.dumps(self._call(first + i)).encode() + b"\n" for i in range(n)))
-        self.w.flush()
-        self.next_id += n
-        got = 0
-        while got < n:
-            msg = json.loads(self.r.readline())
-            if "method" not in msg and isinstance(msg.get("id"), int) and msg["id"] >= first:
-                got += 1
-        return time.perf_counter() - t
-
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "0"}}
+HANDSHAKE: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
 
 
 def main() -> int:
@@ -110,7 +41,9 @@ def main() -> int:
     if not Path(opts.server).exists():
         print(f"server-everything not found at {opts.server}: run `npm ci` first", file=sys.stderr)
         return 2
-    clients: dict[str, Any] = {"bare JSON-RPC loop (floor)": Bare(opts.server)}
+    clients: dict[str, Any] = {
+        "bare JSON-RPC loop (floor)": BareStdio([NODE, opts.server, "stdio"], HANDSHAKE, echo_call)
+    }
     try:
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
@@ -122,18 +55,7 @@ def main() -> int:
         print("(the official SDK `mcp` is not installed: its row is left out)")
     clients["mcp-notebook Python API"] = OurClient(NODE, [opts.server, "stdio"])
     # Interleaved blocks, medians: the machine's noise hits every client alike.
-    block = max(1, opts.n // opts.rounds)
-    times: dict[str, dict[str, list[float]]] = {name: {"seq": [], "conc": []} for name in clients}
-    for c in clients.values():  # V8 optimises a server's hot path only after many calls
-        c.sequential(opts.warmup)
-        c.concurrent(opts.warmup)
-    for r in range(opts.rounds):
-        for name, c in rotated(list(clients.items()), r):
-            times[name]["seq"].append(c.sequential(block) / block)
-        for name, c in rotated(list(clients.items()), r):
-            times[name]["conc"].append(c.concurrent(block) / block)
-    for c in clients.values():
-        c.close()
+    block, times = measure(clients, opts.n, opts.rounds, opts.warmup)
     report(f"server-everything over stdio: {opts.rounds} rounds of {block} echo calls per client (medians)", times)
     return 0
 

@@ -7,7 +7,8 @@ import os
 import shutil
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,17 @@ def everything_cmd() -> tuple[str, list[str]]:
     if not EVERYTHING.exists():
         pytest.fail(f"{EVERYTHING} is missing: run `npm ci` in {ROOT} first")
     return node(), [str(EVERYTHING), "stdio"]
+
+
+def wait_for(predicate: Callable[[], object], timeout: float = 20.0) -> bool:
+    """Poll a condition with a deadline, for facts nothing signals (a dead pid, a server's
+    stderr arriving on its own pipe); whether it came true."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return bool(predicate())
 
 
 def faulty_cmd(mode: str) -> tuple[str, list[str]]:

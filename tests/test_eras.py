@@ -9,21 +9,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import EVERYTHING, ROOT, SERVERS, faulty_cmd, node
+from conftest import EVERYTHING, ROOT, SERVERS, faulty_cmd, node, wait_for
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from shells import in_notebook_folder, line, run
 from test_remote import free_port, running
 
 from mcp_notebook import Client, ProtocolError, RPCError, get_client
 from mcp_notebook.core import handshake
 from mcp_notebook.core.config import parse_config
-from mcp_notebook.core.scopes import CONFIG_DIR_ENV, user_file
+from mcp_notebook.core.scopes import user_file
 from mcp_notebook.errors import ConfigError
 from mcp_notebook.notebook.display import ServerStatus
 
@@ -38,16 +37,6 @@ def patient_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     """A probe that outwaits a slow start on a busy machine: what a server answers to
     server/discover is asserted, not whether it started within the usual 3 s."""
     monkeypatch.setattr(handshake, "PROBE_TIMEOUT", 60.0)
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
-    """Poll a condition with a deadline (a server's stderr arrives on its own pipe)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def legacy_server(name: str) -> str:
@@ -184,35 +173,18 @@ def test_a_pinned_legacy_version_is_spoken(client: Client) -> None:
 
 @pytest.fixture
 def ip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    shell = InteractiveShell.instance()
-    before = set(get_client().servers)
-    run(shell, "%load_ext mcp_notebook")
-    monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "user"))
-    monkeypatch.chdir(tmp_path)
-    yield shell
-    for name in set(get_client().servers) - before:
-        get_client().remove(name)
-    run(shell, "%unload_ext mcp_notebook")
-
-
-def run(shell: InteractiveShell, cell: str) -> Any:
-    result = shell.run_cell(cell, store_history=True)
-    result.raise_error()
-    return result.result
-
-
-def mcp(shell: InteractiveShell, text: str) -> Any:
-    return shell.run_line_magic("mcp", text)
+    with in_notebook_folder(tmp_path, tmp_path / "user", monkeypatch) as shell:
+        yield shell
 
 
 def test_bad_protocol_is_a_usage_error_naming_the_choices(ip: InteractiveShell) -> None:
     with pytest.raises(UsageError) as info:
-        mcp(ip, f"add demo --protocol 2026 -- {' '.join(DEMO)}")
+        line(ip, f"add demo --protocol 2026 -- {' '.join(DEMO)}")
     message = str(info.value)
     assert "\n" not in message and "--protocol" in message
     assert all(choice in message for choice in ("auto", "legacy", "2026-07-28", "2025-11-25")), message
     with pytest.raises(UsageError, match="no legacy SSE transport"):
-        mcp(ip, "add remote http://127.0.0.1:9/sse --transport sse --protocol 2026-07-28")
+        line(ip, "add remote http://127.0.0.1:9/sse --transport sse --protocol 2026-07-28")
     assert "demo" not in get_client() and "remote" not in get_client()
 
 
@@ -224,15 +196,15 @@ def test_status_and_list_show_the_version_the_era_and_how_it_was_chosen(
     run(ip, f"%mcp add demo -- {' '.join(DEMO)}")
     run(ip, f"%mcp add everything -- {node} {' '.join(args)}")
     run(ip, f"%mcp add old --protocol legacy -- {' '.join(DEMO)}")
-    demo, everything, old = (repr(mcp(ip, f"status {name}")) for name in ("demo", "everything", "old"))
+    demo, everything, old = (repr(line(ip, f"status {name}")) for name in ("demo", "everything", "old"))
     assert "2026-07-28 (modern, stateless)" in demo and "server/discover answered: modern" in demo
     assert "2025-11-25 (legacy session)" in everything and "server/discover answered -32601: legacy" in everything
     assert "2025-11-25 (legacy session)" in old and "pinned: legacy" in old
-    mcp(ip, "restart everything")
-    assert "spoke legacy at the last connect: not probed again" in repr(mcp(ip, "status everything"))
-    html = mcp(ip, "status everything")._repr_html_()
+    line(ip, "restart everything")
+    assert "spoke legacy at the last connect: not probed again" in repr(line(ip, "status everything"))
+    html = line(ip, "status everything")._repr_html_()
     assert "2025-11-25 (legacy session)" in html
-    frame = mcp(ip, "list").set_index("name")
+    frame = line(ip, "list").set_index("name")
     assert frame.loc["demo", "protocol"] == "2026-07-28"
     assert frame.loc["everything", "protocol"] == "2025-11-25"
 
@@ -242,8 +214,8 @@ def test_config_protocol_key_loads_lists_and_saves(ip: InteractiveShell, capsys:
     Path(".mcp.json").write_text(json.dumps({"mcpServers": {"later": later}}))
     run(ip, "%mcp load")
     # Before it connects, the list shows what it is pinned to.
-    assert mcp(ip, "list").set_index("name").loc["later", "protocol"] == "2025-06-18"
-    mcp(ip, "restart later")
+    assert line(ip, "list").set_index("name").loc["later", "protocol"] == "2025-06-18"
+    line(ip, "restart later")
     assert get_client()["later"].protocol_version == "2025-06-18"
     # Saved with --save: the pin only when it is not auto.
     run(ip, f"%mcp add pinned --protocol legacy --save user -- python {' '.join(DEMO[1:])}")

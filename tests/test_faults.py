@@ -11,12 +11,11 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS, faulty_cmd, node
+from conftest import SERVERS, faulty_cmd, node, wait_for
 
 from mcp_notebook import (
     Client,
@@ -35,16 +34,6 @@ from mcp_notebook.core.session import ClientSession
 from mcp_notebook.core.transports.stdio import StdioTransport
 
 WAIT = 20.0
-
-
-def wait_for(predicate, timeout: float = WAIT) -> bool:  # type: ignore[no-untyped-def]
-    """Poll a condition with a deadline (for facts only the OS can tell, like a dead pid)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def test_a_failed_start_shows_the_lines_that_say_why(client: Client) -> None:

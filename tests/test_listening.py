@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from conftest import SERVERS
 from IPython.core.interactiveshell import InteractiveShell
+from shells import extension_loaded
 
 from mcp_notebook import Client
 from mcp_notebook.runtime.client import get_client
@@ -67,10 +68,8 @@ def test_untagged_list_changes_and_updates_from_a_modern_server_are_dropped(clie
 
 @pytest.fixture(scope="module")
 def ip() -> Iterator[InteractiveShell]:
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "mcp_notebook")
-    yield shell
-    shell.run_line_magic("unload_ext", "mcp_notebook")
+    with extension_loaded() as shell:
+        yield shell
 
 
 def test_read_refresh_bypasses_the_cache(ip: InteractiveShell) -> None:

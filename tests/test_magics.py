@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT, faulty_cmd
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from shells import line, run
 
 from mcp_notebook import CallResult, PromptResult, ReadResult, RPCError, ServerExited
 from mcp_notebook.notebook.completion import candidates
@@ -35,17 +36,6 @@ def ip(everything_cmd) -> Iterator[InteractiveShell]:  # type: ignore[no-untyped
     run(shell, "%mcp remove demo")
     run(shell, "%mcp remove everything")
     run(shell, "%unload_ext mcp_notebook")
-
-
-def run(shell: InteractiveShell, cell: str) -> Any:
-    """Run a cell as a user would; raise what the cell raised."""
-    result = shell.run_cell(cell, store_history=True)  # as a notebook does (`;` needs it)
-    result.raise_error()
-    return result.result
-
-
-def line(shell: InteractiveShell, text: str) -> Any:
-    return shell.run_line_magic("mcp", text)
 
 
 def test_add_reports_one_line(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:

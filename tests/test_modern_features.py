@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from conftest import SERVERS
 from IPython.core.interactiveshell import InteractiveShell
+from shells import extension_loaded
 from test_remote import free_port, running
 
 from mcp_notebook import Client, Server
@@ -119,10 +120,8 @@ def test_notifications_of_another_subscription_are_ignored() -> None:
 
 @pytest.fixture(scope="module")
 def ip() -> Iterator[InteractiveShell]:
-    shell = InteractiveShell.instance()
-    shell.run_line_magic("load_ext", "mcp_notebook")
-    yield shell
-    shell.run_line_magic("unload_ext", "mcp_notebook")
+    with extension_loaded() as shell:
+        yield shell
 
 
 def add_in(shell: InteractiveShell, name: str, protocol: str) -> Server:

@@ -17,7 +17,9 @@ import pytest
 from conftest import SERVERS
 
 from mcp_notebook import Client, Handlers
+from mcp_notebook.core.rounds import Rounds
 from mcp_notebook.core.session import ClientSession
+from mcp_notebook.core.tasks import TaskRecord
 from mcp_notebook.core.transports.stdio import StdioParameters, StdioTransport
 from mcp_notebook.errors import MCPError, ProtocolError, RequestCancelled
 
@@ -67,6 +69,27 @@ def test_a_server_asking_too_many_questions_at_once_is_refused_in_one_line(raw: 
         raw.call_tool("many_asks")
     assert "\n" not in str(caught.value) and not asked  # none was put to a person
     assert raw.call_tool("plain").text  # the connection is still usable
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ({"method": "ping"}, "asked 'q' with 'ping', which is not a question this client answers"),
+        ("roots/list", "asked 'q' with 'None', which is not a question this client answers"),
+        ({"method": "roots/list", "params": ["/"]}, "asked 'q' with params that are not an object"),
+    ],
+)
+def test_a_round_and_a_task_refuse_what_is_not_a_question_alike(question: Any, said: str) -> None:
+    """One check for both ways a modern server asks (a round's inputRequests, a task's): the
+    same refusal, one line, saying what was wrong (a question's params are not its method)."""
+    requests = {"q": question}
+    with pytest.raises(ProtocolError) as in_round:
+        Rounds("raw", "tools/call", {}).next({"resultType": "input_required", "inputRequests": requests})
+    record = TaskRecord.start("raw", "t", {"taskId": "t1", "status": "input_required"}, modern=True)
+    with pytest.raises(ProtocolError) as in_task:
+        record.new_inputs({"inputRequests": requests})
+    assert str(in_round.value) == f"tools/call to server 'raw': the server {said}"
+    assert str(in_task.value) == f"raw: task 't1' {said}"
 
 
 def test_probe_and_every_request_declare_the_same_capabilities(raw: Any) -> None:

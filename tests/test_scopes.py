@@ -9,12 +9,12 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from kernels import Kernel, text_of
+from shells import in_notebook_folder, line, run
 from test_remote import free_port, running
 
 from mcp_notebook import get_client
@@ -27,34 +27,12 @@ DEMO = "-m mcp_notebook.demo"
 def ip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     """IPython with the extension, working in a fresh notebook folder, with a private user
     config folder; the servers a test adds are removed after it."""
-    shell = InteractiveShell.instance()
-    before = set(get_client().servers)
-    # Loaded before the chdir: the kernel-wide client's roots (set on first load) stay the
-    # folder the tests run from, as other modules expect.
-    run(shell, "%load_ext mcp_notebook")
-    folder = tmp_path / "notebooks"
-    folder.mkdir()
-    monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "user"))
-    monkeypatch.chdir(folder)
-    yield shell
-    for name in set(get_client().servers) - before:
-        get_client().remove(name)
-    run(shell, "%unload_ext mcp_notebook")
-
-
-def run(shell: InteractiveShell, cell: str) -> Any:
-    result = shell.run_cell(cell, store_history=True)
-    result.raise_error()
-    return result.result
+    with in_notebook_folder(tmp_path / "notebooks", tmp_path / "user", monkeypatch) as shell:
+        yield shell
 
 
 def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
     return capsys.readouterr().out.strip().splitlines()
-
-
-def line(shell: InteractiveShell, text: str) -> Any:
-    """A value from a magic, not shown (run_cell would print it)."""
-    return shell.run_line_magic("mcp", text)
 
 
 def sources(shell: InteractiveShell) -> dict[str, str]:

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from shells import run
 
 from mcp_notebook import ArgumentError, Client
 from mcp_notebook.core.values import to_json
@@ -147,12 +148,6 @@ def ip() -> Iterator[InteractiveShell]:
     yield shell
     run(shell, "%mcp remove demo")
     run(shell, "%unload_ext mcp_notebook")
-
-
-def run(shell: InteractiveShell, cell: str) -> Any:
-    result = shell.run_cell(cell, store_history=True)
-    result.raise_error()
-    return result.result
 
 
 def test_magic_call_with_numpy_values(ip: InteractiveShell) -> None:

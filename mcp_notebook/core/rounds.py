@@ -36,6 +36,19 @@ _HOW = {
 }
 
 
+def check_questions(requests: JSON, who: str) -> None:
+    """ProtocolError unless each of ``requests`` (``inputRequests``, by key) is a question this
+    client answers (elicitation, sampling, roots) with params that are an object; ``who``
+    starts the message (the rounds of a request and a modern task's input both ask so)."""
+    for key, request in requests.items():
+        method = request.get("method") if isinstance(request, dict) else None
+        asked = f"{who} asked {clipped(str(key), 40)!r} with"
+        if method not in ASKABLE:
+            raise ProtocolError(f"{asked} {clipped(str(method), 40)!r}, which is not a question this client answers")
+        if not isinstance(request.get("params", {}), dict):
+            raise ProtocolError(f"{asked} params that are not an object")
+
+
 def asks(method: str, result: JSON) -> bool:
     """Whether ``result`` (of ``method``) is a round: the server needs input first."""
     return result.get("resultType") == INPUT_REQUIRED and method in METHODS
@@ -86,15 +99,7 @@ class Rounds:
         self.streak = 0
         if not isinstance(requests, dict):
             raise ProtocolError(f"{who}: the server sent inputRequests that is not an object")
-        for key, request in requests.items():
-            method = request.get("method") if isinstance(request, dict) else None
-            if method not in ASKABLE:
-                raise ProtocolError(
-                    f"{who}: the server asked {clipped(key, 40)!r} with {clipped(str(method), 40)!r}, "
-                    "which is not a question"
-                )
-            if not isinstance(request.get("params", {}), dict):
-                raise ProtocolError(f"{who}: the server asked {clipped(key, 40)!r} with params that are not an object")
+        check_questions(requests, f"{who}: the server")
         return Round(requests, state)
 
     def backoff(self) -> float:
@@ -163,5 +168,6 @@ __all__ = [
     "Round",
     "Rounds",
     "asks",
+    "check_questions",
     "missing_capability",
 ]

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ProtocolError, RequestCancelled, RPCError
-from .rounds import ASKABLE
-from .text import printable
+from .rounds import check_questions
+from .text import clipped, printable
 
 JSON = dict[str, Any]
 
@@ -150,13 +150,7 @@ class TaskRecord:
         if not isinstance(requests, dict):
             return {}
         new = {k: v for k, v in requests.items() if k not in self.answered}
-        for key, request in new.items():
-            method = request.get("method") if isinstance(request, dict) else None
-            if method not in ASKABLE or not isinstance(request.get("params", {}), dict):
-                raise ProtocolError(
-                    printable(f"{self.server}: task {self.task_id[:40]!r} asked {str(key)[:40]!r} with "
-                              f"{str(method)[:40]!r}, which is not a question this client answers")
-                )  # fmt: skip
+        check_questions(new, f"{self.server}: task {clipped(self.task_id, 40)!r}")
         return new
 
     def fail(self, error: BaseException) -> None:

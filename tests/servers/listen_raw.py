@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import sys
 
-VERSION = "2026-07-28"
+from serving import discovered, messages, no_such_method, notify, reply
+
 TAG = "io.modelcontextprotocol/subscriptionId"
 TOUCH = {"name": "touch", "inputSchema": {"type": "object", "properties": {
     "uri": {"type": "string"}, "untagged": {"type": "boolean"}}, "required": ["uri"]}}  # fmt: skip
@@ -24,42 +25,33 @@ listens: dict[object, list[str]] = {}  # open listen requests: id -> the URIs th
 held: list[object] = []  # the id of a listen not acknowledged yet (--hold-first)
 
 
-def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-
-
 def acknowledge(rid: object) -> None:
     params = {"_meta": {TAG: rid}, "notifications": {"resourceSubscriptions": listens[rid]}}
-    send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": params})
+    notify("notifications/subscriptions/acknowledged", params)
 
 
 def touch(params: dict) -> dict:
     uri = params.get("uri")
     if params.get("untagged"):
-        send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
-        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})
+        notify("notifications/resources/updated", {"uri": uri})
+        notify("notifications/tools/list_changed", {})
     for rid, uris in listens.items():
         if uri in uris:
-            updated = {"uri": uri, "_meta": {TAG: rid}}
-            send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": updated})
+            notify("notifications/resources/updated", {"uri": uri, "_meta": {TAG: rid}})
     return {"content": [{"type": "text", "text": json.dumps(sorted(map(str, listens)))}]}
 
 
 def main() -> None:
     hold = "--hold-first" in sys.argv
     seen = 0
-    for line in sys.stdin:
-        message = json.loads(line)
-        method, rid, params = message.get("method"), message.get("id"), message.get("params") or {}
+    for method, rid, params in messages():
         if method == "notifications/cancelled":
             listens.pop(params.get("requestId"), None)  # its reply is not sent: it was cancelled
             continue
         if rid is None:
             continue
         if method == "server/discover":
-            result = {"supportedVersions": [VERSION], "capabilities": {"tools": {}, "resources": {"subscribe": True}},
-                      "serverInfo": {"name": "listen-raw", "version": "1"}}  # fmt: skip
+            result = discovered("listen-raw", {"tools": {}, "resources": {"subscribe": True}})
         elif method == "subscriptions/listen":
             listens[rid] = list((params.get("notifications") or {}).get("resourceSubscriptions") or [])
             seen += 1
@@ -77,9 +69,9 @@ def main() -> None:
         elif method == "tools/call" and params.get("name") == "touch":
             result = touch(params.get("arguments") or {})
         else:
-            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no {method}"}})
+            no_such_method(rid, method)
             continue
-        send({"jsonrpc": "2.0", "id": rid, "result": result})
+        reply(rid, result)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,12 @@ from __future__ import annotations
 import json
 import sys
 
+from serving import discovered, fail, messages, no_such_method, reply
+
 HOSTILE = "\x1b]52;c;ZXZpbA==\x07\x1b[2J" + "A" * 5000 + "\n$ fake prompt"
 REFUSE = int(sys.argv[sys.argv.index("--refuse") + 1]) if "--refuse" in sys.argv else None
 seen: dict[str, list] = {"capabilities": [], "cancelled": []}
 
-VERSION = "2026-07-28"
 STATE = 'ü"\\n\u2028 {"x": [1, 2.50]}  \t<b>&amp;</b> 🍣'  # JSON escapes, spaces, a number as text
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object"}}
@@ -37,11 +38,6 @@ ASK = {"method": "elicitation/create", "params": {"message": "Name?", "requested
     "type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}}}}  # fmt: skip
 calls: list[dict] = []
 rounds = 0
-
-
-def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
 
 
 def input_required(**fields: object) -> dict:
@@ -76,9 +72,7 @@ def call(name: str, params: dict) -> dict:
 
 
 def main() -> None:
-    for line in sys.stdin:
-        message = json.loads(line)
-        method, rid, params = message.get("method"), message.get("id"), message.get("params") or {}
+    for method, rid, params in messages():
         if rid is None:
             if method == "notifications/cancelled":
                 seen["cancelled"].append(params.get("requestId"))
@@ -88,7 +82,7 @@ def main() -> None:
         if REFUSE is not None and method in ("server/discover", "initialize"):
             code = REFUSE if method == "server/discover" else -32022
             data = {"supported": [HOSTILE, "9999-\x1b[31m-01\n"]}
-            send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": HOSTILE, "data": data}})
+            fail(rid, code, HOSTILE, data)
             continue
         if method == "resources/read":
             if params.get("uri") == "memo://asks" and "inputResponses" not in params:
@@ -96,25 +90,23 @@ def main() -> None:
             else:
                 text = json.dumps({"uri": params.get("uri"), "answers": params.get("inputResponses")})
                 result = {"contents": [{"uri": params.get("uri"), "text": text}], "ttlMs": 600000}
-            send({"jsonrpc": "2.0", "id": rid, "result": result})
+            reply(rid, result)
             continue
         if method == "server/discover":
-            result = {"supportedVersions": [VERSION], "capabilities": {"tools": {}, "resources": {}},
-                      "serverInfo": {"name": "mrtr-raw", "version": "1"}}  # fmt: skip
+            result = discovered("mrtr-raw", {"tools": {}, "resources": {}})
         elif method == "tools/list":
             result = {"tools": TOOLS}
         elif method == "tools/call":
             calls.append({"id": rid, "name": params.get("name"), **{k: v for k, v in params.items() if k != "_meta"}})
             if params.get("name") == "needs_cap":
-                error = {"code": -32021, "message": "Server requires the elicitation capability for this request",
-                         "data": {"requiredCapabilities": {"elicitation": {}}}}  # fmt: skip
-                send({"jsonrpc": "2.0", "id": rid, "error": error})
+                fail(rid, -32021, "Server requires the elicitation capability for this request",
+                     {"requiredCapabilities": {"elicitation": {}}})  # fmt: skip
                 continue
             result = call(params.get("name", ""), params)
         else:
-            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no {method}"}})
+            no_such_method(rid, method)
             continue
-        send({"jsonrpc": "2.0", "id": rid, "result": result})
+        reply(rid, result)
 
 
 if __name__ == "__main__":

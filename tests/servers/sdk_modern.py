@@ -23,6 +23,7 @@ from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, SamplingMessage, TextContent
 from pydantic import BaseModel, Field
+from serving import serve
 
 server = MCPServer("sdk-modern", version="2.0.0", instructions="A test server built on the official SDK.")
 
@@ -209,10 +210,7 @@ def main() -> None:
         cache_for(opts.ttl_ms)
     if opts.modern_only:
         server.middleware.append(modern_only)
-    if opts.http is not None:
-        server.run("streamable-http", host="127.0.0.1", port=opts.http)
-    else:
-        server.run("stdio")
+    serve(server, opts.http)
 
 
 if __name__ == "__main__":

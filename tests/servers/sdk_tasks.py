@@ -35,6 +35,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.server import require_client_extension
 from mcp.shared.exceptions import MCPError
 from mcp_types import ErrorData, RequestParams
+from serving import serve
 
 TASKS = "io.modelcontextprotocol/tasks"
 POLL_MS = 100
@@ -191,10 +192,7 @@ def main() -> None:
     parser.add_argument("--fail-get", choices=["status", "unknown"])
     opts = parser.parse_args()
     OPTIONS.eager, OPTIONS.ask, OPTIONS.fail_get = opts.eager, opts.ask, opts.fail_get
-    if opts.http is not None:
-        server.run("streamable-http", host="127.0.0.1", port=opts.http)
-    else:
-        server.run("stdio")
+    serve(server, opts.http)
 
 
 if __name__ == "__main__":
