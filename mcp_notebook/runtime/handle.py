@@ -24,6 +24,7 @@ from ..core.validation import check_prompt_arguments, check_structured_output, v
 from ..errors import ProtocolError, RPCError, UnknownPrompt, UnknownTool
 from .connection import Connection
 from .context import DEFAULT, Runtime
+from .functions import Tools
 from .listening import Listener
 from .params import (
     complete_params,
@@ -34,6 +35,7 @@ from .params import (
     resource_uri,
     tool_arguments,
 )
+from .schemas import tool_schema
 from .steps import Steps, awaitable, blocking
 from .tasks import follow_call
 
@@ -49,6 +51,8 @@ class Server:
         self.runtime = runtime  # shared with the Client and its other servers
         self.connection = Connection(runtime, config, startup_timeout=startup_timeout)
         self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
+        self.tools = Tools(self)
+        """The tools as Python functions: ``server.tools.NAME(...)``; ``await server.tools.NAME.acall(...)``."""
 
     def __repr__(self) -> str:
         info = self.server_info
@@ -228,6 +232,13 @@ class Server:
         invalid, the spec's rule for HTTP): one line saying how many and why."""
         session = self.connection.session
         return session.dropped_tools_notice() if session else None
+
+    def tool_schemas(self, format: str = "openai") -> list[JSON]:
+        """The tools as function-calling schemas for a model SDK: ``"openai"`` (``{"type":
+        "function", "function": {...}}``) or ``"anthropic"`` (``{"name", "description",
+        "input_schema"}``), named ``mcp__<server>__<tool>`` (``split_qualified_name`` reads
+        a model's choice back)."""
+        return [tool_schema(tool, format) for tool in self.list_tools()]
 
     def get_tool(self, name: str) -> Tool:
         """One tool, from the cached listing when there is one; UnknownTool if none."""

@@ -1,0 +1,279 @@
+"""What a tool's JSON Schemas say in Python's terms: names, annotations, a signature, a
+docstring, and the function-calling schemas model SDKs take.
+
+Everything here reads a tool's listing entry (untrusted): odd schemas give plainer
+annotations (``Any``), never an error.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import re
+from collections.abc import Iterable
+from types import GenericAlias
+from typing import Any, Literal, Union, get_args, get_origin
+
+from ..core.types import Tool
+from ..errors import ArgumentError
+
+__all__ = ["FORMATS", "Parameters", "annotation", "docstring", "parameters", "python_name", "readable", "tool_schema"]
+
+JSON = dict[str, Any]
+FORMATS = ("openai", "anthropic")
+_UNSAFE = re.compile(r"\W|^(?=\d)", re.ASCII)
+_SIMPLE: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
+# Constraint keywords worth a mention in the docstring, as they read.
+_CONSTRAINTS = (
+    ("minimum", ">="),
+    ("maximum", "<="),
+    ("exclusiveMinimum", ">"),
+    ("exclusiveMaximum", "<"),
+    ("minLength", "min length"),
+    ("maxLength", "max length"),
+    ("pattern", "pattern"),
+    ("format", "format"),
+    ("minItems", "min items"),
+    ("maxItems", "max items"),
+)
+_HINTS = (
+    ("readOnlyHint", "read-only"),
+    ("destructiveHint", "destructive"),
+    ("idempotentHint", "idempotent"),
+    ("openWorldHint", "open world"),
+)
+
+
+def python_name(name: str, taken: Iterable[str] = ()) -> str:
+    """``name`` as a Python identifier (``get-sum`` -> ``get_sum``, ``from`` -> ``from_``,
+    ``2x`` -> ``_2x``), with ``_2``, ``_3``… added when an earlier name already took it."""
+    safe = _UNSAFE.sub("_", name) or "_"
+    if keyword.iskeyword(safe) or safe.startswith("__"):
+        safe = f"{safe}_" if not safe.startswith("__") else f"x{safe}"
+    taken = set(taken)
+    candidate, n = safe, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{safe}_{n}"
+    return candidate
+
+
+def annotation(schema: Any) -> Any:
+    """The Python annotation of a JSON Schema: ``str``, ``int``, ``float``, ``bool``,
+    ``list[...]``, ``dict``, ``Literal[...]`` for an enum, ``X | None`` when null is allowed."""
+    if not isinstance(schema, dict):
+        return Any
+    enum = schema.get("enum")
+    if "const" in schema:
+        enum = [schema["const"]]
+    if isinstance(enum, list) and enum and all(isinstance(v, (str, int, bool)) or v is None for v in enum):
+        values = tuple(v for v in enum if v is not None)
+        base: Any = Literal[values] if values else type(None)
+        return base | None if None in enum and values else base
+    for key in ("anyOf", "oneOf"):
+        options = schema.get(key)
+        if isinstance(options, list) and options:
+            return _union([annotation(o) for o in options])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return _union([annotation({**schema, "type": k}) for k in kind])
+    if kind == "array":
+        items = schema.get("items")
+        return GenericAlias(list, (annotation(items),)) if isinstance(items, dict) else list
+    if kind == "null":
+        return type(None)
+    return _SIMPLE.get(kind, Any) if isinstance(kind, str) else Any
+
+
+def _union(types: list[Any]) -> Any:
+    if Any in types:
+        return Any
+    unique = list(dict.fromkeys(types))
+    return unique[0] if len(unique) == 1 else Union[tuple(unique)]  # noqa: UP007 (made at run time)
+
+
+class Parameters:
+    """A tool's parameters as Python sees them: the signature, and how a call's positional and
+    keyword arguments become the ``arguments`` dict (original names, only what was given)."""
+
+    __slots__ = ("omit_none", "original", "positional", "signature", "tool")
+
+    def __init__(self, tool: str, signature: inspect.Signature, original: dict[str, str], omit_none: frozenset[str]):
+        self.tool = tool
+        self.signature = signature
+        self.original = original  # Python name -> schema name, only where they differ
+        self.positional = tuple(
+            original.get(p.name, p.name)
+            for p in signature.parameters.values()
+            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
+        self.omit_none = omit_none  # optional, not nullable: None means "not given"
+
+    def arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> JSON:
+        """The call's arguments by their schema names. Unknown keywords are kept: the
+        schema's validation says what is wrong with them, as for ``call_tool``."""
+        positional = self.positional
+        if len(args) > len(positional):
+            raise ArgumentError(
+                f"tool {self.tool!r} takes {len(positional)} positional argument(s) "
+                f"({', '.join(positional) or 'none'}) but {len(args)} were given; pass the others by keyword"
+            )
+        out = dict(zip(positional, args, strict=False))
+        original, omit = self.original, self.omit_none
+        for key, value in kwargs.items():
+            name = original.get(key, key)
+            if name in out:
+                raise ArgumentError(f"tool {self.tool!r} got {key!r} twice (by position and by keyword)")
+            if value is None and name in omit:
+                continue
+            out[name] = value
+        return out
+
+
+def _nullable(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return True
+    kind = schema.get("type")
+    options = schema.get("anyOf") or schema.get("oneOf") or []
+    return (
+        (kind is None and not options)
+        or kind == "null"
+        or (isinstance(kind, list) and "null" in kind)
+        or any(isinstance(o, dict) and o.get("type") == "null" for o in options)
+        or None in (schema.get("enum") or [])
+    )
+
+
+def parameters(tool: Tool) -> Parameters:
+    """Required parameters positional-or-keyword in schema order, optional ones keyword-only
+    with the schema's default (else None: not sent)."""
+    schema = tool.input_schema
+    props = schema.get("properties")
+    props = props if isinstance(props, dict) else {}
+    required = schema.get("required")
+    required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+    order = [r for r in required if r in props] + [p for p in props if p not in required]
+    taken: set[str] = set()
+    params: list[inspect.Parameter] = []
+    original: dict[str, str] = {}
+    omit: set[str] = set()
+    for name in order:
+        if not isinstance(name, str):
+            continue
+        safe = python_name(name, taken)
+        taken.add(safe)
+        if safe != name:
+            original[safe] = name
+        prop = props[name]
+        hint = annotation(prop)
+        if name in required:
+            params.append(inspect.Parameter(safe, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=hint))
+            continue
+        has_default = isinstance(prop, dict) and "default" in prop
+        default = prop["default"] if has_default else None
+        if not has_default and not _nullable(prop):
+            omit.add(name)
+            hint = hint | None if hint is not Any else Any
+        params.append(inspect.Parameter(safe, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint))
+    # Required names the schema does not describe: still positional (it asks for them).
+    for name in required:
+        if name not in props:
+            safe = python_name(name, taken)
+            taken.add(safe)
+            if safe != name:
+                original[safe] = name
+            params.insert(
+                sum(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params),
+                inspect.Parameter(safe, inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            )
+    return_hint = "CallResult"
+    signature = inspect.Signature(params, return_annotation=return_hint)
+    return Parameters(tool.name, signature, original, frozenset(omit))
+
+
+def readable(hint: Any) -> str:
+    """An annotation as a person reads it: ``'a' | 'b' | None``, ``list[int]``, ``str``."""
+    origin, args = get_origin(hint), get_args(hint)
+    if hint is type(None):
+        return "None"
+    if origin is Literal:
+        return " | ".join(repr(a) for a in args)
+    if origin is Union:
+        return " | ".join(readable(a) for a in args)
+    if origin is list:
+        return f"list[{readable(args[0])}]" if args else "list"
+    if hint is Any:
+        return "any"
+    return getattr(hint, "__name__", str(hint))
+
+
+def _constraints(prop: JSON) -> str:
+    out = [
+        f"{label} {prop[key]!r}" if label == "pattern" else f"{label} {prop[key]}"
+        for key, label in _CONSTRAINTS
+        if key in prop
+    ]
+    enum = prop.get("enum")
+    if isinstance(enum, list):
+        out.append("one of " + ", ".join(repr(v) for v in enum))
+    if "default" in prop:
+        out.append(f"default {prop['default']!r}")
+    return "; ".join(out)
+
+
+def docstring(tool: Tool, params: Parameters, server: str) -> str:
+    """Title, description, each parameter (its description and constraints), the tool's
+    annotations and its output schema: what ``help()`` and ``?`` show."""
+    lines: list[str] = []
+    head = tool.title or tool.name
+    lines.append(f"{head} (tool {tool.name!r} of server {server!r})")
+    if tool.description:
+        lines += ["", tool.description.strip()]
+    props = tool.input_schema.get("properties")
+    props = props if isinstance(props, dict) else {}
+    if params.signature.parameters:
+        lines += ["", "Parameters", "----------"]
+        for p in params.signature.parameters.values():
+            name = params.original.get(p.name, p.name)
+            prop = props.get(name)
+            prop = prop if isinstance(prop, dict) else {}
+            kind = readable(annotation(prop)) if prop else "any"
+            shown = p.name if name == p.name else f"{p.name} (sent as {name!r})"
+            optional = "" if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else ", optional"
+            lines.append(f"{shown} : {kind}{optional}")
+            for text in (str(prop.get("description") or "").strip(), _constraints(prop)):
+                if text:
+                    lines += ["    " + line for line in text.splitlines()]
+    hints = [
+        label if bool(tool.annotations.get(key)) else f"not {label}"
+        for key, label in _HINTS
+        if isinstance(tool.annotations.get(key), bool)
+    ]
+    if hints:
+        lines += ["", "Annotations: " + ", ".join(hints) + " (as the server says; untrusted)"]
+    if tool.output_schema:
+        lines += ["", "Returns", "-------", "CallResult; .structured follows this output schema:"]
+        out_props = tool.output_schema.get("properties")
+        if isinstance(out_props, dict):
+            for name, prop in out_props.items():
+                prop = prop if isinstance(prop, dict) else {}
+                desc = str(prop.get("description") or "").strip()
+                lines.append(f"    {name} : {prop.get('type', 'any')}" + (f" ({desc})" if desc else ""))
+    else:
+        lines += ["", "Returns", "-------", "CallResult (.text, .structured, .is_error, .to_frame())"]
+    lines += ["", "Awaitable twin: await <this function>.acall(...)."]
+    return "\n".join(lines)
+
+
+def tool_schema(tool: Tool, format: str) -> JSON:
+    """One tool as a model SDK's function-calling schema, named by its qualified name
+    (``mcp__server__tool``: safe for every SDK's name rule, and it decodes back to the pair)."""
+    description = tool.description or tool.title or tool.name
+    if format == "openai":
+        return {
+            "type": "function",
+            "function": {"name": tool.qualified_name, "description": description, "parameters": tool.input_schema},
+        }
+    if format == "anthropic":
+        return {"name": tool.qualified_name, "description": description, "input_schema": tool.input_schema}
+    raise ArgumentError(f"format {format!r}: not one of {', '.join(FORMATS)}")
