@@ -12,6 +12,7 @@ next attribute access lists the tools again and the functions are made anew.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
@@ -114,8 +115,7 @@ class Tools:
         functions = self._built[1] if attr.startswith("_") else self._functions()
         function = functions.get(attr)
         if function is None:
-            low = attr.lower()
-            close = [name for name in functions if low in name.lower()][:3]
+            close = difflib.get_close_matches(attr, list(functions), n=3)
             hint = f"; did you mean {', '.join(map(repr, close))}?" if close else "; dir() lists them"
             raise AttributeError(f"server {self._host.name!r} has no tool {attr!r}{hint}")
         return function

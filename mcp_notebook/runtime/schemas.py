@@ -96,10 +96,18 @@ class Parameters:
     """A tool's parameters as Python sees them: the signature, and how a call's positional and
     keyword arguments become the ``arguments`` dict (original names, only what was given)."""
 
-    __slots__ = ("omit_none", "original", "positional", "signature", "tool")
+    __slots__ = ("known", "omit_none", "original", "positional", "signature", "tool")
 
-    def __init__(self, tool: str, signature: inspect.Signature, original: dict[str, str], omit_none: frozenset[str]):
+    def __init__(
+        self,
+        tool: str,
+        signature: inspect.Signature,
+        original: dict[str, str],
+        omit_none: frozenset[str],
+        known: frozenset[str] | None,
+    ):
         self.tool = tool
+        self.known = known  # the names it takes; None: any (the schema allows more)
         self.signature = signature
         self.original = original  # Python name -> schema name, only where they differ
         self.positional = tuple(
@@ -110,8 +118,9 @@ class Parameters:
         self.omit_none = omit_none  # optional, not nullable: None means "not given"
 
     def arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> JSON:
-        """The call's arguments by their schema names. Unknown keywords are kept: the
-        schema's validation says what is wrong with them, as for ``call_tool``."""
+        """The call's arguments by their schema names. A keyword the signature lacks is an
+        error unless the schema says it takes more (``additionalProperties``); the values
+        are checked by ``call_tool``'s validation."""
         positional = self.positional
         if len(args) > len(positional):
             raise ArgumentError(
@@ -122,6 +131,11 @@ class Parameters:
         original, omit = self.original, self.omit_none
         for key, value in kwargs.items():
             name = original.get(key, key)
+            if self.known is not None and name not in self.known:
+                raise ArgumentError(
+                    f"tool {self.tool!r}: unknown argument {key!r}; it takes "
+                    f"{', '.join(self.signature.parameters) or 'no arguments'}"
+                )
             if name in out:
                 raise ArgumentError(f"tool {self.tool!r} got {key!r} twice (by position and by keyword)")
             if value is None and name in omit:
@@ -188,7 +202,9 @@ def parameters(tool: Tool) -> Parameters:
             )
     return_hint = "CallResult"
     signature = inspect.Signature(params, return_annotation=return_hint)
-    return Parameters(tool.name, signature, original, frozenset(omit))
+    extra = schema.get("additionalProperties")
+    known = None if extra is True or isinstance(extra, dict) else frozenset(props) | frozenset(required)
+    return Parameters(tool.name, signature, original, frozenset(omit), known)
 
 
 def readable(hint: Any) -> str:

@@ -23,7 +23,7 @@ from ..parsing import Parser, expand_text, key_value_option
 from ..steps import Taker
 from .base import Context, Deferred, command, counts, positional, report, server_named
 
-__all__ = ["add", "list_", "load", "loglevel", "login", "logout", "logs", "remove", "restart", "status"]
+__all__ = ["add", "list_", "load", "loglevel", "login", "logout", "logs", "remove", "restart", "status", "use"]
 
 
 @command(
@@ -273,6 +273,22 @@ session); chosen: how auto settled on it (what server/discover answered), or the
 )
 def status(ctx: Context, tokens: list[str]) -> Any:
     return display.ServerStatus(server_named(ctx, positional("status", tokens, "server").server))
+
+
+@command(
+    "use SERVER",
+    "the server's Python handle, its tools as functions",
+    """
+Returns the Server (the same object as mcp_notebook.get_client()[SERVER]), so a notebook
+needs no import: server.tools.NAME(...) calls tool NAME with the tool's own signature
+(help() and ? show its parameters; Tab completes the names); await server.tools.NAME.acall(...)
+awaits it (on ipykernel >= 7.4 a tool that asks for approval shows its card only when awaited).
+  demo = %mcp use demo
+  demo.tools.query_penguins(species="Gentoo", limit=5)
+""",
+)
+def use(ctx: Context, tokens: list[str]) -> Server:
+    return server_named(ctx, positional("use", tokens, "server").server)
 
 
 @command(
