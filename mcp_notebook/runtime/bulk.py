@@ -144,7 +144,7 @@ Call = Callable[[JSON], Awaitable[CallResult]]
 
 class MapRun:
     """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call;
-    ``on_progress(progress)`` runs on the loop after each row (keep it quick)."""
+    ``on_progress(progress)`` runs on the loop at the start and after each row (keep it quick)."""
 
     def __init__(
         self,
@@ -184,6 +184,8 @@ class MapRun:
         self.progress._cancel = cancel
         if self.progress.cancelled:
             stop.set()
+        if self._on_progress is not None:
+            self._on_progress(self.progress)  # the start: a display shows it, a caller can keep it to cancel
         inflight: dict[asyncio.Future[Any], int] = {}
         stopper = asyncio.ensure_future(stop.wait())
         exhausted = False

@@ -350,7 +350,7 @@ class Server:
         exponential backoff and jitter; one that failed in transport or timed out (it may
         have run) only when the tool is annotated ``idempotentHint`` or ``retry_unsafe``.
         ``on_error="raise"`` ends the map at the first failed row. ``on_progress(progress)``
-        runs on the background loop after each row; ``progress.cancel()`` (from anywhere)
+        runs on the background loop at the start and after each row; ``progress.cancel()`` (from anywhere)
         or Ctrl-C stops the map: what is in flight is cancelled on the server and the frame
         so far comes back, the rest marked ``cancelled``. A server that exits ends the map
         the same way, its rows saying how it exited."""
