@@ -17,6 +17,9 @@ from typing import Any
 import pandas as pd
 import pytest
 from conftest import faulty_cmd, wait_for
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from shells import run
 from test_remote import free_port, running
 
 from mcp_notebook import ApprovalRequest, Client, ToolDenied
@@ -232,3 +235,32 @@ def test_what_is_retried() -> None:
     backoff = Backoff(base=1.0, cap=10.0, rng=lambda: 1.0)
     assert [backoff.delay(n) for n in range(5)] == [1.0, 2.0, 4.0, 8.0, 10.0]
     assert backoff.delay(0, retry_after=3.0) == 3.0
+
+
+@pytest.fixture
+def shell(everything_cmd: tuple[str, list[str]]) -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    run(ip, "%load_ext mcp_notebook")
+    node, args = everything_cmd
+    run(ip, f"%mcp add everything -- {node} {' '.join(args)}")
+    yield ip
+    run(ip, "%mcp remove everything")
+    run(ip, "%unload_ext mcp_notebook")
+
+
+def test_map_magic(shell: InteractiveShell) -> None:
+    assert shell.user_ns is not None
+    shell.user_ns["df"] = pd.DataFrame({"a": [1, 2, 3], "other": ["x", "y", "z"]}, index=["r1", "r2", "r3"])
+    out = run(shell, "%mcp map everything.get-sum $df --concurrency 2 --retries 1 --timeout 30 b=10 -o sums")
+    assert out["text"].tolist() == [f"The sum of {a} and 10 is {a + 10}." for a in (1, 2, 3)]
+    assert list(out.index) == ["r1", "r2", "r3"] and shell.user_ns["sums"] is out
+    for bad, why in [
+        ("%mcp map everything.get-sum", "give SERVER.TOOL and \\$ROWS"),
+        ("%mcp map everything.get-sum $df --concurrency lots", "--concurrency takes a number"),
+        ("%mcp map everything.get-sum $df --fast", "unknown option"),
+        ("%mcp map everything.get-sum $nothing", "no variable 'nothing'"),
+        ("%mcp map everything.get-sum $df concurrency=3", "an option of map"),
+        ("%mcp map everything.get-sum $df --concurrency 0", "at least 1"),
+    ]:
+        with pytest.raises((UsageError, ArgumentError), match=why):
+            shell.run_line_magic("mcp", bad[len("%mcp ") :])

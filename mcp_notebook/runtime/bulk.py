@@ -23,8 +23,9 @@ from ..core.backoff import Backoff, retryable
 from ..core.types import CallResult
 from ..core.values import to_json
 from ..errors import ArgumentError, NotConnected, ServerExited
+from .interaction import Interaction
 
-__all__ = ["MapProgress", "MapRun", "RowOutcome", "first", "map_frame", "row_source"]
+__all__ = ["MapProgress", "MapRun", "RowOutcome", "displayed", "first", "map_frame", "row_source"]
 
 JSON = dict[str, Any]
 OnError = Literal["record", "raise"]
@@ -122,10 +123,14 @@ class MapProgress:
     def describe(self) -> str:
         """One line: ``412/1,000 rows, 38.2/s, ETA 15s, 3 errors``."""
         total = f"/{self.total:,}" if self.total is not None else ""
-        parts = [f"{self.done:,}{total} rows"]
+        return f"{self.done:,}{total} rows, {self.note()}"
+
+    def note(self) -> str:
+        """What a progress bar adds to its count: ``38.2/s, ETA 15s, 3 errors``."""
+        parts = []
         if self.rate:
             parts.append(f"{self.rate:.1f}/s")
-        if self.eta_s is not None and not self.finished:
+        if self.eta_s is not None and self.done != self.total:
             parts.append(f"ETA {self.eta_s:.0f}s")
         parts.append(f"{self.errors:,} error{'s' if self.errors != 1 else ''}")
         if self.cancelled:
@@ -270,6 +275,23 @@ class MapRun:
             for index, _ in self._source:
                 self.outcomes.append(RowOutcome(index, error=why))
                 progress.errors += 1
+
+
+def displayed(
+    interaction: Interaction, server: str, tool: str, on_progress: Callable[[MapProgress], None] | None
+) -> Callable[[MapProgress], None] | None:
+    """The caller's progress callback, plus the interaction's progress bar (the one a call
+    that reports progress gets: its Cancel, or Ctrl-C, cancels the map)."""
+    if not interaction.shows_progress:
+        return on_progress
+    show, bar = interaction.progress, f"{tool} (map)"
+
+    def both(progress: MapProgress) -> None:
+        show(server, bar, progress.done, progress.total, progress.note())
+        if on_progress is not None:
+            on_progress(progress)
+
+    return both
 
 
 def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None) -> Any:

@@ -22,8 +22,8 @@ from ..core.tasks import augment, created_task, offers_tasks
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
-from ..errors import ArgumentError, ProtocolError, RPCError, UnknownPrompt, UnknownTool
-from .bulk import MapProgress, MapRun, OnError, first, map_frame, row_source
+from ..errors import ArgumentError, ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
+from .bulk import MapProgress, MapRun, OnError, displayed, first, map_frame, row_source
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .listening import Listener
@@ -386,11 +386,11 @@ class Server:
             retries=retries,
             may_repeat=retry_unsafe or annotations.get("idempotentHint") is True,
             on_error=on_error,
-            on_progress=on_progress,
+            on_progress=displayed(runtime.interaction, self.name, tool, on_progress),
         )
         try:
             outcomes = await steps.run(run.run(), self.name)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, RequestCancelled):
             # Ctrl-C cancelled the run; it ends with the rows so far (the grace: a run that
             # cannot end promptly is left, and the interrupt stands).
             if not run.ended.wait(5.0):
