@@ -24,7 +24,7 @@ from test_remote import free_port, running
 
 from mcp_notebook import ApprovalRequest, Client, ToolDenied
 from mcp_notebook.core.backoff import Backoff, retryable
-from mcp_notebook.errors import ArgumentError, RequestTimeout, ServerExited
+from mcp_notebook.errors import ArgumentError, RequestTimeout, RPCError, ServerExited
 from mcp_notebook.runtime.bulk import MapProgress
 from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
 
@@ -232,6 +232,8 @@ def test_what_is_retried() -> None:
     lost = RequestTimeout("no answer")
     assert not retryable(lost, may_repeat=False) and retryable(lost, may_repeat=True)
     assert not retryable(ServerExited("gone"), may_repeat=True)
+    assert retryable(RPCError(-32000, "overloaded", http_status=429), may_repeat=False)
+    assert not retryable(RPCError(-32602, "bad params"), may_repeat=True)  # the server answered: it ran
     backoff = Backoff(base=1.0, cap=10.0, rng=lambda: 1.0)
     assert [backoff.delay(n) for n in range(5)] == [1.0, 2.0, 4.0, 8.0, 10.0]
     assert backoff.delay(0, retry_after=3.0) == 3.0

@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import RequestTimeout, ServerExited, TransportError
+from ..errors import RequestTimeout, RPCError, ServerExited, TransportError
 
 __all__ = ["Backoff", "refused", "retryable"]
 
@@ -22,7 +22,10 @@ BUSY = (429, 503)
 
 
 def refused(error: BaseException) -> bool:
-    """The server answered that it is busy: the call did not run."""
+    """The server answered that it is busy: the call did not run (an HTTP error, or a
+    JSON-RPC error sent with that HTTP status)."""
+    if isinstance(error, RPCError):
+        return error.http_status in BUSY
     return isinstance(error, TransportError) and getattr(error, "status", None) in BUSY
 
 
