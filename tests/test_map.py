@@ -266,3 +266,18 @@ def test_map_magic(shell: InteractiveShell) -> None:
     ]:
         with pytest.raises((UsageError, ArgumentError), match=why):
             shell.run_line_magic("mcp", bad[len("%mcp ") :])
+
+
+def test_ctrl_c_returns_the_frame_so_far(client: Client) -> None:
+    server = client.add("faulty", *faulty_cmd("ok"))
+
+    def interrupt_when_two_hang() -> None:
+        wait_for(lambda: server.stderr.count("hanging on request") >= 2)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+
+    interrupter = threading.Thread(target=interrupt_when_two_hang)
+    interrupter.start()
+    out = server.map("hang", [{}] * 6, concurrency=2)
+    interrupter.join()
+    assert len(out) == 6 and (out["error"] == "cancelled").all()
+    assert wait_for(lambda: server.stderr.count("cancelled ") >= 2), server.stderr
