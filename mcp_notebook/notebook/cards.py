@@ -126,9 +126,10 @@ class ApprovalCard(Card):
             or "<tr><td colspan=2>none</td></tr>"
         )
         title = f" — {escape(request.title)}" if request.title else ""
-        arguments = escape(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str))
+        arguments = escape(json.dumps(request.shown_arguments(), indent=2, ensure_ascii=False, default=str))
+        what = f"a map{escape(request.for_rows())}, first rows below" if request.bulk else "a tool call"
         head = w.HTML(
-            "<b>🔐 Approve a tool call?</b> "
+            f"<b>🔐 Approve {what}?</b> "
             f"<code>{escape(request.server)}.{escape(request.tool)}</code>{title}"
             f"<table style='font-size:0.9em'>{hints}</table>"
             "<div style='color:#777;font-size:0.85em'>Annotations are hints from the server, not verified.</div>"

@@ -9,7 +9,8 @@ blocking method and ``ax`` its awaitable one, differing only in their steps (ste
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..core.config import ServerConfig
@@ -21,7 +22,8 @@ from ..core.tasks import augment, created_task, offers_tasks
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
-from ..errors import ProtocolError, RPCError, UnknownPrompt, UnknownTool
+from ..errors import ArgumentError, ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
+from .bulk import MapProgress, MapRun, OnError, displayed, first, map_frame, row_source
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .functions import Tools
@@ -36,7 +38,7 @@ from .params import (
     tool_arguments,
 )
 from .schemas import tool_schema
-from .steps import Steps, awaitable, blocking
+from .steps import GrantedSteps, Steps, awaitable, blocking
 from .tasks import follow_call
 
 JSON = dict[str, Any]
@@ -328,6 +330,86 @@ class Server:
         return CallResult.from_raw(self.name, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
+
+    async def _map(
+        self,
+        steps: Steps,
+        /,
+        tool: str,
+        rows: Any,
+        *,
+        concurrency: int = 8,
+        timeout: float | None = None,
+        retries: int = 0,
+        on_error: OnError = "record",
+        columns: Mapping[str, str] | None = None,
+        retry_unsafe: bool = False,
+        on_progress: Callable[[MapProgress], None] | None = None,
+        **constants: Any,
+    ) -> Any:
+        """Call ``tool`` for every row of ``rows`` (a DataFrame, a list of dicts, any
+        iterable of dicts), ``concurrency`` at a time; a pandas DataFrame aligned to the
+        input's index comes back: a structured result's fields as columns, else ``text``;
+        then ``is_error``, ``error`` and ``elapsed_s``.
+
+        A DataFrame's columns are matched to the tool's parameters by name (others are
+        ignored; ``columns={"column": "parameter"}`` renames); ``constants`` go with every
+        row; missing values are left out. Rows are read only as slots free up. Approval,
+        when the policy asks, is asked once for the whole map. ``timeout``: each call's
+        (None: the server's request timeout). ``retries``: a call the server refused as
+        busy (HTTP 429/503, honouring Retry-After) goes again up to that many times, with
+        exponential backoff and jitter; one that failed in transport or timed out (it may
+        have run) only when the tool is annotated ``idempotentHint`` or ``retry_unsafe``.
+        ``on_error="raise"`` ends the map at the first failed row. ``on_progress(progress)``
+        runs on the background loop at the start and after each row; ``progress.cancel()`` (from anywhere)
+        or Ctrl-C stops the map: what is in flight is cancelled on the server and the frame
+        so far comes back, the rest marked ``cancelled``. A server that exits ends the map
+        the same way, its rows saying how it exited."""
+        if not isinstance(concurrency, int) or concurrency < 1:
+            raise ArgumentError(f"map: concurrency must be a whole number of at least 1, not {concurrency!r}")
+        if not isinstance(retries, int) or retries < 0:
+            raise ArgumentError(f"map: retries must be a whole number of at least 0, not {retries!r}")
+        if on_error not in ("record", "raise"):
+            raise ArgumentError(f"map: on_error must be 'record' or 'raise', not {on_error!r}")
+        runtime = self.runtime
+        listing = await steps.run(self._find_tool(tool, required=True), self.name)
+        properties = ((listing or {}).get("inputSchema") or {}).get("properties")
+        parameters = list(properties) if isinstance(properties, dict) and properties else None
+        source, total = row_source(tool, rows, parameters, columns, constants)
+        head, source = first(source, 3)
+        if head:
+            request = runtime.approval_request(self.name, tool, listing, head[0][1])
+            if request is not None:  # asked once, for every row
+                request = dataclasses.replace(request, rows=total, examples=tuple(a for _, a in head))
+                runtime.take_answer(request, await steps.approve(request))
+        granted = GrantedSteps()
+        per_call = DEFAULT if timeout is None else timeout
+
+        def call(arguments: JSON) -> Any:
+            return self._call_tool(granted, tool, arguments, timeout=per_call)
+
+        annotations = (listing or {}).get("annotations") or {}
+        run = MapRun(
+            call,
+            source,
+            total,
+            concurrency=concurrency,
+            retries=retries,
+            may_repeat=retry_unsafe or annotations.get("idempotentHint") is True,
+            on_error=on_error,
+            on_progress=displayed(runtime.interaction, self.name, tool, on_progress),
+        )
+        try:
+            outcomes = await steps.run(run.run(), self.name)
+        except (KeyboardInterrupt, RequestCancelled):
+            # Ctrl-C cancelled the run; it ends with the rows so far (the grace: a run that
+            # cannot end promptly is left, and the interrupt stands).
+            if not run.ended.wait(5.0):
+                raise
+            outcomes = run.outcomes
+        return map_frame(outcomes, getattr(getattr(rows, "index", None), "name", None))
+
+    map, amap = blocking(_map), awaitable(_map)
 
     async def _send_call(self, steps: Steps, params: JSON, timeout: Any, progress: ProgressCallback | None) -> JSON:
         """Send ``tools/call``; refused for headers the server no longer expects (-32020: its

@@ -37,10 +37,28 @@ class ApprovalRequest:
     title: str | None
     annotations: dict[str, Any]
     arguments: dict[str, Any] = field(repr=False)
+    # A bulk map asks once for all its rows: how many (None: not known up front), and the
+    # first rows' arguments (``arguments`` is the first of them).
+    rows: int | None = None
+    examples: tuple[dict[str, Any], ...] = field(default=(), repr=False)
+
+    @property
+    def bulk(self) -> bool:
+        return bool(self.examples)
 
     def describe(self) -> str:
         hints = ", ".join(f"{k}={v}" for k, v in self.annotations.items() if k.endswith("Hint")) or "none"
-        return f"{self.server}.{self.tool} (hints from the server, untrusted: {hints})"
+        return f"{self.server}.{self.tool}{self.for_rows()} (hints from the server, untrusted: {hints})"
+
+    def for_rows(self) -> str:
+        """ " for 1,000 rows" for a bulk map (empty for one call)."""
+        if not self.bulk:
+            return ""
+        return f" for {self.rows:,} rows" if self.rows is not None else " for every row of an iterable"
+
+    def shown_arguments(self) -> Any:
+        """What to show a person: the call's arguments, or a map's first rows' arguments."""
+        return list(self.examples) if self.bulk else self.arguments
 
 
 class Interaction:
@@ -132,8 +150,8 @@ def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
 def approval_on_stdin(request: ApprovalRequest, read: Callable[[str], str | None]) -> ApprovalAnswer:
     """Ask on a terminal: the request, its arguments, and one line read by ``read(prompt)``
     (anything but an approval denies). Plain Python and terminal IPython both ask this way."""
-    print(printable(f"Approve {request.describe()} with arguments:"))
-    print(printable(json.dumps(request.arguments, indent=2, ensure_ascii=False, default=str)))
+    print(printable(f"Approve {request.describe()} with {'first rows' if request.bulk else 'arguments'}:"))
+    print(printable(json.dumps(request.shown_arguments(), indent=2, ensure_ascii=False, default=str)))
     answer = (read("[a]pprove / always [A]llow / [d]eny? ") or "").strip()
     answers: dict[str, ApprovalAnswer] = {"a": "approve", "approve": "approve", "A": "always", "always": "always"}
     return answers.get(answer, "deny")

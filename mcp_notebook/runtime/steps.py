@@ -142,6 +142,35 @@ class BlockingSteps:
         return link.request_blocking(method, params, timeout, on_progress)
 
 
+class GrantedSteps:
+    """Steps for calls made on the background loop itself, approved beforehand (a bulk
+    map's rows: asked once for the whole map): work is awaited right there."""
+
+    awaiting = True
+
+    def __init__(self, answer: ApprovalAnswer = "approve") -> None:
+        self._answer: ApprovalAnswer = answer
+
+    def __repr__(self) -> str:
+        return "<GrantedSteps>"
+
+    def run(self, work: Coroutine[Any, Any, T], server: str | None) -> Coroutine[Any, Any, T]:
+        return work
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return self._answer
+
+    def send(
+        self,
+        link: Link,
+        method: str,
+        params: JSON | None,
+        timeout: Any,
+        on_progress: ProgressCallback | None = None,
+    ) -> Coroutine[Any, Any, JSON]:
+        return link.request(method, params, timeout, on_progress)
+
+
 def drive(coro: Coroutine[Any, Any, T]) -> T:
     """Run an operation given ``BlockingSteps`` to its end, on this thread."""
     try:
@@ -213,4 +242,4 @@ def _named(method: F, op: Callable[..., Any], name: str) -> F:
     return method
 
 
-__all__ = ["AwaitingSteps", "BlockingSteps", "Link", "Steps", "awaitable", "blocking", "drive"]
+__all__ = ["AwaitingSteps", "BlockingSteps", "GrantedSteps", "Link", "Steps", "awaitable", "blocking", "drive"]

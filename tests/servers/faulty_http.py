@@ -12,7 +12,8 @@ times each tool was called.
 /html/mcp answers everything with an HTML 500 page; /auth/mcp with 401; /forbidden/mcp
 with 403; /down/mcp with a plain-text 503; /silent/mcp never answers initialize;
 /unknown/mcp answers every POST as a modern server answers a method it does not know: HTTP
-404 with a JSON-RPC -32601 error.
+404 with a JSON-RPC -32601 error. /busy/mcp serves as /ok does, but answers the first two
+tools/call of each ``key`` argument with HTTP 503 and ``Retry-After: 0`` (counted as busy:KEY).
 """
 
 from __future__ import annotations
@@ -94,6 +95,11 @@ class Handler(BaseHTTPRequestHandler):
         if method == "tools/list":
             return reply({"tools": TOOLS})
         name = message["params"]["name"]
+        if self.path.startswith("/busy"):
+            key = f"busy:{message['params'].get('arguments', {}).get('key')}"
+            COUNTS[key] = COUNTS.get(key, 0) + 1
+            if COUNTS[key] <= 2:
+                return self._send(503, "text/plain", b"busy, try again", {"Retry-After": "0"})
         COUNTS[name] = COUNTS.get(name, 0) + 1
         if name == "echo":
             return reply({"content": [{"type": "text", "text": "fine"}]})

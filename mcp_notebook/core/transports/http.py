@@ -34,6 +34,7 @@ from .httpbase import (
     HttpStatusError,
     HttpTransport,
     redirect_error,
+    retry_after,
     short_body,
     unreachable,
     unsendable,
@@ -171,7 +172,11 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         hint = {401: "it needs authorization", 403: "access is forbidden", 404: "wrong URL"}
         why = hint.get(status, response.reason_phrase)
         cls = AuthChallenge if self.auth is not None and status in (401, 403) else HttpStatusError
-        raise cls(f"{self.shown} answered HTTP {status} ({why}) with {short_body(response)}", status)
+        raise cls(
+            f"{self.shown} answered HTTP {status} ({why}) with {short_body(response)}",
+            status,
+            retry_after=retry_after(response),
+        )
 
     # -- the loop's side ---------------------------------------------------------------
 

@@ -5,6 +5,8 @@ reading an event stream, handing its messages over, and the errors an HTTP answe
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
 import functools
 import json
 import os
@@ -34,9 +36,28 @@ REPLY_TAIL = 0.5
 class HttpStatusError(TransportError):
     """An HTTP error answer; ``status`` tells which (400/404/405 mean: try legacy SSE)."""
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int, *, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after  # seconds the server asked to wait (Retry-After), if it said
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """The seconds a ``Retry-After`` header asks for (a number or an HTTP date), else None."""
+    value = response.headers.get("retry-after", "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
 
 
 class AuthChallenge(HttpStatusError):
@@ -369,6 +390,7 @@ __all__ = [
     "HttpTransport",
     "ca_context",
     "redirect_error",
+    "retry_after",
     "short_body",
     "unreachable",
     "unsendable",

@@ -1,0 +1,55 @@
+"""When a failed call goes again, and after how long (sans-IO: no clock, no sleeping).
+
+A bulk map retries a row whose call failed for a reason that may pass: the server said it
+is busy (HTTP 429 or 503, honouring ``Retry-After``), or the transport failed. A call
+that may have reached the server (its reply was lost, it timed out) could have run: it
+goes again only when the tool says repeating it is harmless (``idempotentHint``) or the
+user said so (``retry_unsafe``). A server process that exited is not retried: nothing
+would answer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..errors import RequestTimeout, RPCError, ServerExited, TransportError
+
+__all__ = ["Backoff", "refused", "retryable"]
+
+BUSY = (429, 503)
+
+
+def refused(error: BaseException) -> bool:
+    """The server answered that it is busy: the call did not run (an HTTP error, or a
+    JSON-RPC error sent with that HTTP status)."""
+    if isinstance(error, RPCError):
+        return error.http_status in BUSY
+    return isinstance(error, TransportError) and getattr(error, "status", None) in BUSY
+
+
+def retryable(error: BaseException, *, may_repeat: bool) -> bool:
+    """Whether ``error`` may pass if the call goes again; ``may_repeat``: running the call
+    twice is harmless (an idempotent tool, or the user's say-so)."""
+    if refused(error):
+        return True
+    if isinstance(error, ServerExited):
+        return False
+    return may_repeat and isinstance(error, (TransportError, RequestTimeout))
+
+
+@dataclass
+class Backoff:
+    """Exponential backoff with full jitter: attempt ``n`` (0-based) waits a random time up
+    to ``base * 2**n`` (at most ``cap``), or what the server asked (``Retry-After``, at most
+    ``cap``)."""
+
+    base: float = 0.5
+    cap: float = 30.0
+    rng: Callable[[], float] = field(default=random.random, repr=False)
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.cap)
+        return self.rng() * min(self.cap, self.base * 2.0**attempt)

@@ -1,0 +1,80 @@
+"""The map subcommand: a tool called for every row of a table (``Server.map``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from IPython.core.error import UsageError
+
+from ..parsing import key_values, resolve_value, target
+from ..steps import Taker
+from .base import Context, Deferred, command, server_named
+
+__all__ = ["map_"]
+
+_NUMBERS = {"--concurrency": int, "--retries": int, "--timeout": float}
+
+
+@command(
+    "map SERVER.TOOL $ROWS [--concurrency N] [--retries N] [--timeout S] [--retry-unsafe] [-o VAR] [key=value …]",
+    "call a tool for every row of a table",
+    """
+$ROWS is a DataFrame (its columns matched to the tool's parameters by name; other columns
+are ignored), a list of dicts, or any iterable of dicts, read only as calls finish.
+key=value pairs (values as for call) go with every row. --concurrency calls at a time
+(8); --timeout each call's; --retries: a call the server refused as busy (HTTP 429/503)
+goes again, with backoff, up to N times; one that may have run (a lost reply, a timeout)
+only for a tool annotated idempotentHint, or with --retry-unsafe. A tool that needs
+approval asks once for the whole map. The result is a DataFrame on the input's index: a
+structured result's fields as columns (else text), then is_error, error and elapsed_s;
+-o VAR also stores it. A progress bar shows done/total, the rate, the time left and the
+errors so far; its Cancel (or an interrupt) cancels what is in flight and returns the rows
+so far, the rest marked cancelled.
+  out = %mcp map everything.get-sum $df b=1
+  %mcp map demo.query_penguins $species --concurrency 4 limit=3 -o found
+""",
+)
+def map_(ctx: Context, tokens: list[str]) -> Any:
+    if len(tokens) < 2 or tokens[0].startswith("-") or tokens[1].startswith("-"):
+        raise UsageError("%mcp map: give SERVER.TOOL and $ROWS first; see %mcp help map")
+    server_name, tool = target(tokens[0])
+    rows, _ = resolve_value(tokens[1], ctx.namespace)
+    if isinstance(rows, (str, int, float, bool, dict)) or rows is None:
+        raise UsageError(f"%mcp map: {tokens[1]} is a {type(rows).__name__}; give a DataFrame or a list of dicts ($df)")
+    kwargs: dict[str, Any] = {}
+    output: str | None = None
+    pairs: list[str] = []
+    rest = iter(tokens[2:])
+    for token in rest:
+        if token in _NUMBERS:
+            value = next(rest, "")
+            try:
+                kwargs[token[2:]] = _NUMBERS[token](value)
+            except ValueError:
+                raise UsageError(f"%mcp map: {token} takes a number, not {value!r}") from None
+        elif token == "--retry-unsafe":
+            kwargs["retry_unsafe"] = True
+        elif token in ("-o", "--output"):
+            output = next(rest, "")
+            if not output.isidentifier():
+                raise UsageError(f"-o {output!r}: not a Python variable name")
+        elif token.startswith("-") and "=" not in token:
+            raise UsageError(f"%mcp map: unknown option {token!r}; see %mcp help map")
+        else:
+            pairs.append(token)
+    server = server_named(ctx, server_name)
+    constants = key_values(pairs, ctx.namespace)
+    taken = {"concurrency", "retries", "timeout", "retry_unsafe", "on_error", "columns", "on_progress"}
+    clash = sorted(taken & set(constants))
+    if clash:
+        raise UsageError(f"%mcp map: {', '.join(clash)} is an option of map, not a parameter; use --{clash[0]}")
+    kwargs.update(constants)
+    deferred = Deferred(lambda: server.map(tool, rows, **kwargs), lambda: server.amap(tool, rows, **kwargs))
+
+    async def stored(taker: Taker) -> Any:
+        frame = await taker.take(deferred)
+        if output:
+            ctx.namespace[output] = frame
+        return frame
+
+    return Deferred.of(stored)

@@ -1,0 +1,330 @@
+"""A bulk map: one tool called for every row of a table, a few at a time, on the loop.
+
+``Server.map`` prepares (the rows' arguments, one approval for the whole map) and hands a
+``MapRun`` to the background loop. The run takes rows from the source only as slots free
+up (memory stays bounded whatever the input's size), retries what may pass (core/backoff),
+and puts each row's outcome at the row's place, whatever order the answers come in.
+Cancelling it (``MapProgress.cancel``, Ctrl-C, a cancelled task) tells the server about
+what is in flight (``notifications/cancelled``) and ends with the rows so far, the rest
+marked cancelled. A server that exits ends the map: its rows in flight say how it exited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..core.backoff import Backoff, retryable
+from ..core.types import CallResult
+from ..core.values import to_json
+from ..errors import ArgumentError, NotConnected, ServerExited
+from .interaction import Interaction
+
+__all__ = ["MapProgress", "MapRun", "RowOutcome", "displayed", "first", "map_frame", "row_source"]
+
+JSON = dict[str, Any]
+OnError = Literal["record", "raise"]
+# The columns every map's frame has, after the result's own.
+STATUS_COLUMNS = ("is_error", "error", "elapsed_s")
+CANCELLED = "cancelled"
+
+
+def row_source(
+    tool: str,
+    rows: Any,
+    parameters: list[str] | None,
+    columns: Mapping[str, str] | None,
+    constants: JSON,
+) -> tuple[Iterator[tuple[Any, JSON]], int | None]:
+    """The rows as ``(index, arguments)`` pairs, made one at a time, and how many (None for
+    an iterable of unknown length). A DataFrame's columns are matched to the tool's
+    ``parameters`` by name (``columns`` renames: column -> parameter; other columns are
+    ignored); a dict row is taken whole. Missing values (None, NaN) are left out, as if not
+    given; ``constants`` go with every row."""
+    rename = dict(columns or {})
+    if hasattr(rows, "itertuples") and hasattr(rows, "columns"):  # a DataFrame (pandas not imported here)
+        names = [str(c) for c in rows.columns]
+        wanted = [(i, rename.get(n, n)) for i, n in enumerate(names)]
+        if parameters is not None:
+            wanted = [(i, p) for i, p in wanted if p in parameters]
+        missing = [c for c in rename if c not in names]
+        if missing:
+            raise ArgumentError(f"map over {tool!r}: columns= names {missing}, which the table does not have")
+
+        def frame_rows() -> Iterator[tuple[Any, JSON]]:
+            for index, *values in rows.itertuples(index=True, name=None):
+                yield index, _arguments(tool, {p: values[i] for i, p in wanted}, constants)
+
+        return frame_rows(), len(rows)
+    if isinstance(rows, Mapping) or isinstance(rows, (str, bytes)):
+        raise ArgumentError(f"map over {tool!r}: rows must be a DataFrame, a list of dicts or an iterable of dicts")
+    size = len(rows) if hasattr(rows, "__len__") else None
+
+    def dict_rows() -> Iterator[tuple[Any, JSON]]:
+        for position, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                raise ArgumentError(f"map over {tool!r}: row {position} is a {type(row).__name__}, not a dict")
+            yield position, _arguments(tool, {rename.get(str(k), str(k)): v for k, v in row.items()}, constants)
+
+    return dict_rows(), size
+
+
+def _arguments(tool: str, row: JSON, constants: JSON) -> JSON:
+    converted = to_json({**row, **constants})
+    return {k: v for k, v in converted.items() if v is not None}
+
+
+@dataclass
+class RowOutcome:
+    """One row's end: its result, or why it has none."""
+
+    index: Any
+    result: CallResult | None = None
+    error: str | None = None
+    elapsed_s: float | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None or (self.result is not None and self.result.is_error)
+
+
+@dataclass
+class MapProgress:
+    """Where a map stands (what a progress display shows); ``cancel()`` from any thread."""
+
+    total: int | None
+    done: int = 0
+    errors: int = 0
+    started: float = field(default_factory=time.monotonic)
+    finished: bool = False
+    cancelled: bool = False
+    _cancel: Callable[[], None] | None = field(default=None, repr=False)
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def rate(self) -> float | None:
+        """Rows per second so far."""
+        elapsed = self.elapsed_s
+        return self.done / elapsed if self.done and elapsed > 0 else None
+
+    @property
+    def eta_s(self) -> float | None:
+        rate = self.rate
+        return (self.total - self.done) / rate if rate and self.total is not None else None
+
+    def describe(self) -> str:
+        """One line: ``412/1,000 rows, 38.2/s, ETA 15s, 3 errors``."""
+        total = f"/{self.total:,}" if self.total is not None else ""
+        return f"{self.done:,}{total} rows, {self.note()}"
+
+    def note(self) -> str:
+        """What a progress bar adds to its count: ``38.2/s, ETA 15s, 3 errors``."""
+        parts = []
+        if self.rate:
+            parts.append(f"{self.rate:.1f}/s")
+        if self.eta_s is not None and self.done != self.total:
+            parts.append(f"ETA {self.eta_s:.0f}s")
+        parts.append(f"{self.errors:,} error{'s' if self.errors != 1 else ''}")
+        if self.cancelled:
+            parts.append("cancelled")
+        return ", ".join(parts)
+
+    def cancel(self) -> None:
+        """Stop the map: what is in flight is cancelled on the server, the rest is not sent."""
+        self.cancelled = True
+        if self._cancel is not None:
+            self._cancel()
+
+
+Call = Callable[[JSON], Awaitable[CallResult]]
+
+
+class MapRun:
+    """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call;
+    ``on_progress(progress)`` runs on the loop at the start and after each row (keep it quick)."""
+
+    def __init__(
+        self,
+        call: Call,
+        source: Iterator[tuple[Any, JSON]],
+        total: int | None,
+        *,
+        concurrency: int,
+        retries: int,
+        may_repeat: bool,
+        on_error: OnError,
+        on_progress: Callable[[MapProgress], None] | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self._call, self._source = call, source
+        self._concurrency, self._retries, self._may_repeat = concurrency, retries, may_repeat
+        self._on_error, self._on_progress = on_error, on_progress
+        self._backoff = backoff or Backoff()
+        self.progress = MapProgress(total)
+        self.outcomes: list[RowOutcome] = []
+        self._stop: asyncio.Event | None = None
+        self._fatal: BaseException | None = None
+        self.ended = threading.Event()  # set when the outcomes are final
+
+    def __repr__(self) -> str:
+        return f"<MapRun {self.progress.describe()}>"
+
+    async def run(self) -> list[RowOutcome]:
+        """Every row's outcome, in the input's order (cancelled: the rows so far, the rest
+        marked cancelled)."""
+        loop = asyncio.get_running_loop()
+        stop = self._stop = asyncio.Event()
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(stop.set)
+
+        self.progress._cancel = cancel
+        if self.progress.cancelled:
+            stop.set()
+        if self._on_progress is not None:
+            self._on_progress(self.progress)  # the start: a display shows it, a caller can keep it to cancel
+        inflight: dict[asyncio.Future[Any], int] = {}
+        stopper = asyncio.ensure_future(stop.wait())
+        exhausted = False
+        try:
+            while True:
+                while len(inflight) < self._concurrency and not stop.is_set() and not exhausted:
+                    item = next(self._source, None)
+                    if item is None:
+                        exhausted = True
+                        break
+                    position = len(self.outcomes)
+                    self.outcomes.append(RowOutcome(item[0]))
+                    inflight[asyncio.ensure_future(self._row(position, item[1]))] = position
+                if not inflight:
+                    break
+                done, _ = await asyncio.wait([*inflight, stopper], return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if task is not stopper:
+                        del inflight[task]
+                        task.result()  # on_error="raise": the row's error ends the map
+                        self._counted()
+                if stop.is_set():
+                    break
+        except asyncio.CancelledError:
+            self.progress.cancelled = True  # Ctrl-C or a cancelled await: end with what is done
+        finally:
+            stopper.cancel()
+            for task in inflight:
+                task.cancel()  # each tells the server (notifications/cancelled)
+            if inflight:
+                await asyncio.gather(*inflight, return_exceptions=True)
+        self._finish(exhausted)
+        self.ended.set()
+        return self.outcomes
+
+    def _counted(self) -> None:
+        progress = self.progress
+        progress.done += 1
+        if self._on_progress is not None:
+            self._on_progress(progress)
+
+    async def _row(self, position: int, arguments: JSON) -> None:
+        outcome = self.outcomes[position]
+        start = time.monotonic()
+        attempt = 0
+        try:
+            while True:
+                try:
+                    outcome.result = await self._call(arguments)
+                    break
+                except asyncio.CancelledError:
+                    outcome.error = CANCELLED
+                    self.progress.cancelled = True
+                    raise
+                except Exception as e:
+                    if attempt < self._retries and retryable(e, may_repeat=self._may_repeat):
+                        await asyncio.sleep(self._backoff.delay(attempt, getattr(e, "retry_after", None)))
+                        attempt += 1
+                        continue
+                    outcome.error = f"{type(e).__name__}: {e}"
+                    if isinstance(e, (ServerExited, NotConnected)) and self._fatal is None:
+                        self._fatal = e  # nothing more can be sent: the map ends
+                        assert self._stop is not None
+                        self._stop.set()
+                    if self._on_error == "raise":
+                        raise
+                    break
+        finally:
+            outcome.elapsed_s = time.monotonic() - start
+            if outcome.is_error:
+                self.progress.errors += 1
+
+    def _finish(self, exhausted: bool) -> None:
+        """Rows never sent (a cancel, an exited server): marked, for a source of known
+        length (an endless iterable is not read further)."""
+        progress = self.progress
+        progress.finished = True
+        if exhausted:
+            return
+        why = CANCELLED if self._fatal is None else f"not sent: {type(self._fatal).__name__}: {self._fatal}"
+        if progress.total is not None:
+            for index, _ in self._source:
+                self.outcomes.append(RowOutcome(index, error=why))
+                progress.errors += 1
+
+
+def displayed(
+    interaction: Interaction, server: str, tool: str, on_progress: Callable[[MapProgress], None] | None
+) -> Callable[[MapProgress], None] | None:
+    """The caller's progress callback, plus the interaction's progress bar (the one a call
+    that reports progress gets: its Cancel, or Ctrl-C, cancels the map)."""
+    if not interaction.shows_progress:
+        return on_progress
+    show, bar = interaction.progress, f"{tool} (map)"
+
+    def both(progress: MapProgress) -> None:
+        show(server, bar, progress.done, progress.total, progress.note())
+        if on_progress is not None:
+            on_progress(progress)
+
+    return both
+
+
+def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None) -> Any:
+    """The map's DataFrame, aligned to the input's index: a structured result's fields as
+    columns, else its ``text``; then ``is_error``, ``error``, ``elapsed_s``."""
+    import pandas as pd  # only here: the runtime imports no pandas at module level
+
+    outcomes = list(outcomes)
+    records: list[JSON] = []
+    needs_text = False
+    for outcome in outcomes:
+        result = outcome.result
+        record: JSON = {}
+        if result is not None:
+            if isinstance(result.structured, dict):
+                record.update({k: v for k, v in result.structured.items() if k not in STATUS_COLUMNS})
+            else:
+                record["text"] = result.text
+                needs_text = True
+        record["is_error"] = outcome.is_error
+        error = outcome.error
+        if error is None and result is not None and result.is_error:
+            error = result.text
+        record["error"] = error
+        record["elapsed_s"] = outcome.elapsed_s
+        records.append(record)
+    fields = list(dict.fromkeys(k for r in records for k in r if k not in STATUS_COLUMNS and k != "text"))
+    order = [*fields, *(["text"] if needs_text else []), *STATUS_COLUMNS]
+    index = pd.Index([o.index for o in outcomes], name=index_name)
+    return pd.DataFrame.from_records(records, columns=order, index=index)
+
+
+def first(source: Iterator[tuple[Any, JSON]], n: int) -> tuple[list[tuple[Any, JSON]], Iterator[tuple[Any, JSON]]]:
+    """The first ``n`` rows (to show for approval), and the source as it was."""
+    head = list(itertools.islice(source, n))
+    return head, itertools.chain(head, source)

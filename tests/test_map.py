@@ -1,0 +1,283 @@
+"""Bulk calls (``Server.map`` / ``amap``) against real servers: server-everything, the demo
+server; faults from tests/servers (a stdio server that hangs, an HTTP server that is busy)
+and a real kill of a server process mid-map."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+from conftest import faulty_cmd, wait_for
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from shells import run
+from test_remote import free_port, running
+
+from mcp_notebook import ApprovalRequest, Client, ToolDenied
+from mcp_notebook.core.backoff import Backoff, retryable
+from mcp_notebook.errors import ArgumentError, RequestTimeout, RPCError, ServerExited
+from mcp_notebook.runtime.bulk import MapProgress
+from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
+
+SERVERS_DIR = os.path.join(os.path.dirname(__file__), "servers")
+DEMO = (sys.executable, ["-m", "mcp_notebook.demo"])
+
+
+def sums_table(n: int) -> pd.DataFrame:
+    """n rows for get-sum; every 97th row's ``a`` is text (the schema wants a number)."""
+    a: list[Any] = [i if i % 97 else "not a number" for i in range(n)]
+    return pd.DataFrame({"a": a, "b": [1] * n, "ignored": ["x"] * n}, index=pd.RangeIndex(1000, 1000 + n, name="row"))
+
+
+def test_thousand_rows_keep_their_order_and_errors(everything: Any) -> None:
+    table = sums_table(1000)
+    out = everything.map("get-sum", table, concurrency=16)
+    assert list(out.index) == list(table.index) and out.index.name == "row"  # aligned to the input
+    bad = table["a"].map(lambda v: isinstance(v, str))
+    assert out["is_error"].tolist() == bad.tolist()
+    assert out.loc[bad, "error"].str.contains("ArgumentError").all()
+    good = out[~bad]
+    expected = [f"The sum of {a} and 1 is {a + 1}." for a in table.loc[~bad, "a"]]
+    assert good["text"].tolist() == expected  # each answer in its own row, whatever order they came in
+    assert good["error"].isna().all() and (out["elapsed_s"] >= 0).all()
+    assert list(out.columns) == ["text", "is_error", "error", "elapsed_s"]
+
+
+def test_dicts_columns_mapping_and_constants(everything: Any) -> None:
+    rows = [{"x": 1}, {"x": 2}]
+    out = everything.map("get-sum", rows, columns={"x": "a"}, b=10)
+    assert out["text"].tolist() == ["The sum of 1 and 10 is 11.", "The sum of 2 and 10 is 12."]
+    frame = pd.DataFrame({"words": ["hi", "there"]}, index=["p", "q"])
+    echoed = everything.map("echo", frame, columns={"words": "message"})
+    assert echoed.loc["q", "text"] == "Echo: there"
+    with pytest.raises(ArgumentError, match="columns= names"):
+        everything.map("echo", frame, columns={"nope": "message"})
+
+
+def test_structured_fields_become_columns_and_a_generator_is_read_lazily() -> None:
+    client = Client()
+    produced: list[int] = []
+
+    def species() -> Iterator[dict[str, Any]]:
+        for i, name in enumerate(["Adelie", "Gentoo", "Chinstrap"] * 20):
+            produced.append(i)
+            yield {"species": name}
+
+    seen: list[int] = []
+
+    def watch(progress: MapProgress) -> None:
+        seen.append(len(produced) - progress.done)  # rows read ahead of the answers
+
+    try:
+        demo = client.add("demo", *DEMO)
+        out = demo.map("query_penguins", species(), concurrency=2, limit=1, on_progress=watch)
+        assert out["count"].tolist()[:3] == [152, 124, 68]
+        assert {"count", "rows", "is_error", "error", "elapsed_s"} <= set(out.columns)
+        assert max(seen) <= 3 + 2  # the approval's look-ahead plus the slots: never the whole input
+    finally:
+        client.close()
+
+
+def test_cancel_midway_returns_the_partial_frame(everything: Any) -> None:
+    table = pd.DataFrame({"a": range(1000), "b": 1})
+    progress: list[MapProgress] = []
+
+    def cancel_after_100(p: MapProgress) -> None:
+        progress.append(p)
+        if p.done == 100:
+            p.cancel()
+
+    out = everything.map("get-sum", table, concurrency=8, on_progress=cancel_after_100)
+    assert len(out) == len(table) and list(out.index) == list(table.index)
+    done = out[out["error"].isna()]
+    assert len(done) >= 100 and not done["is_error"].any()
+    rest = out[out["error"].notna()]
+    assert len(rest) > 500 and (rest["error"] == "cancelled").all()
+    assert progress[-1].cancelled
+
+
+def test_cancel_tells_the_server_about_calls_in_flight(client: Client) -> None:
+    server = client.add("faulty", *faulty_cmd("ok"))
+    started: list[MapProgress] = []
+
+    def cancel_when_three_hang() -> None:
+        wait_for(lambda: bool(started) and server.stderr.count("hanging on request") >= 3)
+        started[0].cancel()  # as the Cancel button does, from another thread
+
+    canceller = threading.Thread(target=cancel_when_three_hang)
+    canceller.start()
+    out = server.map("hang", [{}] * 10, concurrency=3, on_progress=started.append)
+    canceller.join()
+    assert len(out) == 10 and (out["error"] == "cancelled").all()
+    assert wait_for(lambda: server.stderr.count("cancelled ") >= 3), server.stderr
+    assert server.call_tool("echo", {"message": "still here"}).text == "still here"
+
+
+def test_cancelling_an_awaited_map_cancels_its_calls(client: Client) -> None:
+    server = client.add("faulty", *faulty_cmd("ok"))
+
+    async def main() -> None:
+        task = asyncio.ensure_future(server.amap("hang", [{}] * 10, concurrency=2))
+        hanging = await asyncio.to_thread(wait_for, lambda: server.stderr.count("hanging on request") >= 2)
+        assert hanging
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert wait_for(lambda: server.stderr.count("cancelled ") >= 2), server.stderr
+
+
+def test_a_server_killed_midway_ends_the_map(everything_cmd: tuple[str, list[str]], client: Client) -> None:
+    server = client.add("victim", *everything_cmd)
+    pid = server.pid
+    assert pid is not None
+
+    def kill_after_50(p: MapProgress) -> None:
+        if p.done == 50:
+            os.kill(pid, signal.SIGKILL)
+
+    table = pd.DataFrame({"message": [f"m{i}" for i in range(1000)]})
+    out = server.map("echo", table, concurrency=8, on_progress=kill_after_50)  # returns: no hang
+    assert len(out) == 1000 and list(out.index) == list(range(1000))
+    ok = out[~out["is_error"]]
+    assert len(ok) >= 50 and (ok["text"] == "Echo: " + table.loc[ok.index, "message"]).all()
+    failed = out[out["is_error"]]
+    assert len(failed) > 0 and failed["error"].str.contains("exited").all(), failed["error"].unique()[:3]
+
+
+class Asks(Interaction):
+    """Answers approvals as a person would, and keeps what it was asked."""
+
+    def __init__(self, answer: ApprovalAnswer) -> None:
+        self.answer = answer
+        self.asked: list[ApprovalRequest] = []
+
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        self.asked.append(request)
+        return self.answer
+
+
+def test_a_destructive_tool_asks_once_per_map() -> None:
+    for answer, runs in (("deny", False), ("approve", True)):
+        asks = Asks(answer)
+        client = Client(interaction=asks)
+        try:
+            demo = client.add("demo", *DEMO)
+            rows = pd.DataFrame({"species": ["Adelie", "Gentoo", "Chinstrap", "Adelie"]})
+            if not runs:
+                with pytest.raises(ToolDenied, match="was denied; nothing was sent"):
+                    demo.map("delete_penguins", rows)
+                assert demo.call_tool("query_penguins", {"species": "Adelie"}).structured["count"] == 152
+            else:
+                out = demo.map("delete_penguins", rows, concurrency=1)
+                assert out["result"].str.startswith("deleted").all()  # its structured {"result": ...}
+            assert len(asks.asked) == 1
+            request = asks.asked[0]
+            assert request.rows == 4 and request.examples[0] == {"species": "Adelie"} and len(request.examples) == 3
+            assert "for 4 rows" in request.describe()
+        finally:
+            client.close()
+
+
+def test_headless_policy_applies_once_to_a_map(capfd: pytest.CaptureFixture[str]) -> None:
+    client = Client()  # ConsoleInteraction; pytest's stdin is not a terminal: headless
+    try:
+        demo = client.add("demo", *DEMO)
+        with pytest.raises(ToolDenied, match="nobody can answer here"):
+            demo.map("delete_penguins", [{"species": "Adelie"}] * 5)
+        client.interaction.headless_approval = "allow"
+        out = demo.map("delete_penguins", [{"species": "Gentoo"}] * 5)
+        assert not out["is_error"].any()
+        assert capfd.readouterr().err.count("headless policy: allow") == 1
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def busy_http() -> Iterator[str]:
+    port = free_port()
+    with running([sys.executable, os.path.join(SERVERS_DIR, "faulty_http.py"), str(port)], port):
+        yield f"http://127.0.0.1:{port}"
+
+
+def counts(base: str) -> dict[str, int]:
+    with urllib.request.urlopen(f"{base}/ok/counts") as answer:
+        return json.loads(answer.read())  # type: ignore[no-any-return]
+
+
+def test_busy_server_answers_are_retried(busy_http: str, client: Client) -> None:
+    server = client.add("busy", url=f"{busy_http}/busy/mcp", transport="http")
+    out = server.map("echo", [{"key": "a"}, {"key": "b"}], retries=2)
+    assert out["text"].tolist() == ["fine", "fine"] and not out["is_error"].any()
+    assert counts(busy_http)["busy:a"] == 3 and counts(busy_http)["busy:b"] == 3  # 503 twice, then fine
+    once = server.map("echo", [{"key": "c"}], retries=1)
+    assert once["is_error"].all() and once["error"].str.contains("HTTP 503").all()
+
+
+def test_what_is_retried() -> None:
+    from mcp_notebook.core.transports import HttpStatusError
+
+    busy = HttpStatusError("busy", 503, retry_after=2.0)
+    assert retryable(busy, may_repeat=False)  # refused: it did not run
+    lost = RequestTimeout("no answer")
+    assert not retryable(lost, may_repeat=False) and retryable(lost, may_repeat=True)
+    assert not retryable(ServerExited("gone"), may_repeat=True)
+    assert retryable(RPCError(-32000, "overloaded", http_status=429), may_repeat=False)
+    assert not retryable(RPCError(-32602, "bad params"), may_repeat=True)  # the server answered: it ran
+    backoff = Backoff(base=1.0, cap=10.0, rng=lambda: 1.0)
+    assert [backoff.delay(n) for n in range(5)] == [1.0, 2.0, 4.0, 8.0, 10.0]
+    assert backoff.delay(0, retry_after=3.0) == 3.0
+
+
+@pytest.fixture
+def shell(everything_cmd: tuple[str, list[str]]) -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    run(ip, "%load_ext mcp_notebook")
+    node, args = everything_cmd
+    run(ip, f"%mcp add everything -- {node} {' '.join(args)}")
+    yield ip
+    run(ip, "%mcp remove everything")
+    run(ip, "%unload_ext mcp_notebook")
+
+
+def test_map_magic(shell: InteractiveShell) -> None:
+    assert shell.user_ns is not None
+    shell.user_ns["df"] = pd.DataFrame({"a": [1, 2, 3], "other": ["x", "y", "z"]}, index=["r1", "r2", "r3"])
+    out = run(shell, "%mcp map everything.get-sum $df --concurrency 2 --retries 1 --timeout 30 b=10 -o sums")
+    assert out["text"].tolist() == [f"The sum of {a} and 10 is {a + 10}." for a in (1, 2, 3)]
+    assert list(out.index) == ["r1", "r2", "r3"] and shell.user_ns["sums"] is out
+    for bad, why in [
+        ("%mcp map everything.get-sum", "give SERVER.TOOL and \\$ROWS"),
+        ("%mcp map everything.get-sum $df --concurrency lots", "--concurrency takes a number"),
+        ("%mcp map everything.get-sum $df --fast", "unknown option"),
+        ("%mcp map everything.get-sum $nothing", "no variable 'nothing'"),
+        ("%mcp map everything.get-sum $df concurrency=3", "an option of map"),
+        ("%mcp map everything.get-sum $df --concurrency 0", "at least 1"),
+    ]:
+        with pytest.raises((UsageError, ArgumentError), match=why):
+            shell.run_line_magic("mcp", bad[len("%mcp ") :])
+
+
+def test_ctrl_c_returns_the_frame_so_far(client: Client) -> None:
+    server = client.add("faulty", *faulty_cmd("ok"))
+
+    def interrupt_when_two_hang() -> None:
+        wait_for(lambda: server.stderr.count("hanging on request") >= 2)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+
+    interrupter = threading.Thread(target=interrupt_when_two_hang)
+    interrupter.start()
+    out = server.map("hang", [{}] * 6, concurrency=2)
+    interrupter.join()
+    assert len(out) == 6 and (out["error"] == "cancelled").all()
+    assert wait_for(lambda: server.stderr.count("cancelled ") >= 2), server.stderr
