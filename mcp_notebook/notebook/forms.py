@@ -25,6 +25,7 @@ from ..core.text import escape, printable
 from ..errors import MCPError
 from ..runtime.steps import drive
 from .cards import Field, options, walk
+from .modes import OUTSIDE_CELLS
 from .steps import AWAITING, BLOCKING, Step, Taker
 
 __all__ = ["OMIT", "ArrayNode", "Form", "JsonNode", "Node", "ObjectNode", "ScalarNode", "build", "resolve"]
@@ -346,7 +347,13 @@ class Form:
         except RuntimeError:
             drive(self.run(BLOCKING, values))
             return
-        self.task = loop.create_task(self.run(AWAITING, values))
+        self.task = loop.create_task(self.run_outside_cells(values))
+
+    async def run_outside_cells(self, values: dict[str, Any]) -> Any:
+        """Run awaited in a task of the kernel's loop, started by a click: the questions the
+        call asks are cards whose clicks reach this task (modes.py)."""
+        OUTSIDE_CELLS.set(True)  # in this task's own context only
+        return await self.run(AWAITING, values)
 
     async def run(self, taker: Taker, values: dict[str, Any]) -> Any:
         self.button.disabled = True

@@ -11,7 +11,7 @@ from ..modes import choose_mode
 from ..parsing import target
 from .base import Context, Deferred, command, connected_servers
 
-__all__ = ["LAST_TEMPLATE_VALUES", "form"]
+__all__ = ["DEFAULT_VARIABLE", "LAST_TEMPLATE_VALUES", "form", "template_form", "tool_form"]
 
 DEFAULT_VARIABLE = "_mcp_form"
 # A template's variables as last read through its form, by (server, template): the next
@@ -55,21 +55,31 @@ def form(ctx: Context, tokens: list[str]) -> Any:
             "%mcp form: forms need widgets (a notebook in JupyterLab, Notebook 7, VS Code or Voilà); "
             "here use %mcp call SERVER.TOOL key=value … or %mcp read SERVER URI"
         )
+    if len(positional) == 1:
+        return tool_form(ctx, positional[0], variable)
+    return template_form(ctx, positional[0], positional[1], variable)
+
+
+def tool_form(ctx: Context, spec: str, variable: str = DEFAULT_VARIABLE) -> Any:
+    """The form for ``SERVER.TOOL`` (whatever the frontend: the command checks that)."""
     from ..forms import Form
 
-    if len(positional) == 1:
-        server_name, name = target(positional[0])
-        server = connected_servers(ctx, server_name)[0]
-        tool = server.get_tool(name)
+    server_name, name = target(spec)
+    server = connected_servers(ctx, server_name)[0]
+    tool = server.get_tool(name)
 
-        def call(values: dict[str, Any]) -> Deferred:
-            return Deferred(lambda: server.call_tool(tool.name, values), lambda: server.acall_tool(tool.name, values))
+    def call(values: dict[str, Any]) -> Deferred:
+        return Deferred(lambda: server.call_tool(tool.name, values), lambda: server.acall_tool(tool.name, values))
 
-        title = f"{server_name}.{tool.name}" + (f" — {tool.title}" if tool.title else "")
-        initial = server.last_arguments.get(tool.name)
-        return Form(title, tool.description, tool.input_schema, initial, call, ctx.namespace, variable)
+    title = f"{server_name}.{tool.name}" + (f" — {tool.title}" if tool.title else "")
+    initial = server.last_arguments.get(tool.name)
+    return Form(title, tool.description, tool.input_schema, initial, call, ctx.namespace, variable)
 
-    server_name, wanted = positional
+
+def template_form(ctx: Context, server_name: str, wanted: str, variable: str = DEFAULT_VARIABLE) -> Any:
+    """The form for a resource template of ``server_name`` (its URI template or its name)."""
+    from ..forms import Form
+
     server = connected_servers(ctx, server_name)[0]
     templates = server.list_resource_templates()
     found = next((t for t in templates if wanted in (t.uri_template, t.name)), None)
