@@ -186,3 +186,12 @@ def test_a_tool_that_asks_first_asks_in_a_kernel(kernel: Kernel) -> None:
 def test_headless_kernel_says_forms_need_widgets(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp form demo.query_penguins", allow_stdin=False)
     assert "UsageError" in text_of(outputs) and "forms need widgets" in text_of(outputs)
+
+
+def test_uri_templates_expand_their_variables() -> None:
+    from mcp_notebook.core.uritemplates import expand, variables
+
+    template = "files://{+root}/{name}{.ext}{?page,size}{#part}"
+    assert variables(template) == ["root", "name", "ext", "page", "size", "part"]
+    values = {"root": "a/b", "name": "x y", "ext": "csv", "size": 10, "part": "top"}
+    assert expand(template, values) == "files://a/b/x%20y.csv?size=10#top"
