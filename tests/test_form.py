@@ -104,6 +104,8 @@ def test_nested_objects_and_lists(ctx: Context) -> None:
     assert isinstance(modes, ScalarNode) and isinstance(modes.field.input, w.SelectMultiple)
     assert isinstance(budgets, ArrayNode)
     assert isinstance(notes, JsonNode)  # a map with free keys: JSON
+    insurance = field(form, "insurance")
+    assert isinstance(insurance, ObjectNode) and [c.name for c in insurance.children] == ["provider", "excess"]
 
     assert form.values() is None  # a required name, and at least one stop
     assert "at least 1 items" in stops.error.value
@@ -115,6 +117,8 @@ def test_nested_objects_and_lists(ctx: Context) -> None:
     modes.field.input.value = ("train", "bus")
     budgets.append(None).field.input.value = 120.5
     notes.input.value = '{"diet": "none"}'
+    # An optional object nobody filled in is left out, its required field not asked for.
+    assert "insurance" not in (form.values() or {}) and not insurance.children[0].field.error.value
     form.click()
     assert ctx.namespace["trip"].structured == {
         "traveller": {"name": "Ada", "age": None, "vegetarian": False},
@@ -122,7 +126,12 @@ def test_nested_objects_and_lists(ctx: Context) -> None:
         "modes": ["train", "bus"],
         "budgets": [120.5],
         "notes": {"diet": "none"},
+        "insurance": None,
     }
+    insurance.children[1].field.input.value = 50.0  # begun: now its provider is required
+    assert form.values() is None and "required" in insurance.children[0].field.error.value
+    insurance.children[0].field.input.value = "Acme"
+    assert form.values()["insurance"] == {"provider": "Acme", "excess": 50.0}  # type: ignore[index]
 
     again = tool_form(ctx, "shapes.plan_trip")  # the nested values come back too
     assert field(again, "stops").rows[0][0].children[0].field.input.value == "Oslo"

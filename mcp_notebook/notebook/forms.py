@@ -24,7 +24,7 @@ import ipywidgets as w
 from ..core.text import escape, printable
 from ..errors import MCPError
 from ..runtime.steps import drive
-from .cards import Field, options, walk
+from .cards import Field, options
 from .modes import OUTSIDE_CELLS
 from .steps import AWAITING, BLOCKING, Step, Taker
 
@@ -102,6 +102,10 @@ class Node:
     def collect(self) -> tuple[Any, bool]:
         raise NotImplementedError
 
+    def blank(self) -> bool:
+        """Nothing was filled in (defaults aside): an optional object around it is left out."""
+        raise NotImplementedError
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 
@@ -125,6 +129,9 @@ class ScalarNode(Node):
                 f"<span style='color:#777;font-size:0.85em'>({escape(hint)})</span>"
             )
         self.widget = self.field.widget
+
+    def blank(self) -> bool:
+        return not self.field.touched
 
     def collect(self) -> tuple[Any, bool]:
         value, error = self.field.value()
@@ -151,6 +158,9 @@ class JsonNode(Node):
         self.help = w.HTML(f"<span style='color:#777;font-size:0.85em'>{escape(described)}</span>" if described else "")
         self.error = w.HTML()
         self.widget = w.VBox([self.input, self.help, self.error])
+
+    def blank(self) -> bool:
+        return not self.input.value.strip()
 
     def collect(self) -> tuple[Any, bool]:
         text = self.input.value.strip()
@@ -201,19 +211,18 @@ class ObjectNode(Node):
                 [head, w.VBox([c.widget for c in self.children], layout=w.Layout(**_NEST)), self.error]
             )
 
+    def blank(self) -> bool:
+        return all(child.blank() for child in self.children)
+
     def collect(self) -> tuple[Any, bool]:
+        if not self.required and self.name and self.blank():  # an optional object nobody filled in
+            return OMIT, True
         values, ok = {}, True
         for child in self.children:
             value, good = child.collect()
             ok = ok and good
             if value is not OMIT:
                 values[child.name] = value
-        if not values and not self.required and self.name:  # an optional object left empty: left out
-            for child in self.children:  # its required fields were not asked for after all
-                for widget in walk(child.widget):
-                    if isinstance(widget, w.HTML) and "required" in widget.value and "color:#d33" in widget.value:
-                        widget.value = ""
-            return OMIT, True
         return values, ok
 
 
@@ -256,6 +265,9 @@ class ArrayNode(Node):
     def remove(self, row: w.HBox) -> None:
         self.rows = [(n, r) for n, r in self.rows if r is not row]
         self.list.children = tuple(r for _, r in self.rows)
+
+    def blank(self) -> bool:
+        return not self.rows
 
     def collect(self) -> tuple[Any, bool]:
         values, ok = [], True

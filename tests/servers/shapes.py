@@ -1,5 +1,5 @@
 """An MCP server built on the official SDK whose tools take what a form must show beyond
-flat fields: nested objects, lists of objects, lists of choices and of numbers, a map.
+flat fields: nested objects (one optional), lists of objects, lists of choices and of numbers, a map.
 
     python tests/servers/shapes.py
 
@@ -28,6 +28,11 @@ class Traveller(BaseModel):
     vegetarian: bool = False
 
 
+class Insurance(BaseModel):
+    provider: str
+    excess: float = 0.0
+
+
 @server.tool()
 def plan_trip(
     traveller: Traveller,
@@ -35,6 +40,7 @@ def plan_trip(
     modes: list[Literal["train", "bus", "plane"]] | None = None,
     budgets: list[float] | None = None,
     notes: dict[str, str] | None = None,
+    insurance: Insurance | None = None,
 ) -> dict[str, Any]:
     """Plan a trip; the answer is the arguments as received."""
     return {
@@ -43,6 +49,7 @@ def plan_trip(
         "modes": modes,
         "budgets": budgets,
         "notes": notes,
+        "insurance": insurance.model_dump() if insurance else None,
     }
 
 
