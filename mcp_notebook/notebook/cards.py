@@ -1,5 +1,5 @@
 """The cards a person answers in a cell: approval, elicitation (form and URL), sampling,
-and a progress bar. The only module besides widgets tests that imports ipywidgets.
+and a progress bar. With forms.py, the only modules that import ipywidgets.
 
 Each card has ``.widget`` to display, ``.answer`` once answered, and ``on_answer(fn)``.
 Button labels are fixed (docs and tests rely on them): "Accept", "Decline", "Cancel" for
@@ -29,12 +29,14 @@ __all__ = [
     "ApprovalCard",
     "Card",
     "ElicitationCard",
+    "Field",
     "LoginCard",
     "ProgressCard",
     "SamplingCard",
     "SubscriptionView",
     "UrlCard",
     "link_html",
+    "options",
     "walk",
 ]
 
@@ -153,7 +155,9 @@ class ApprovalCard(Card):
         )
 
 
-class _Field:
+class Field:
+    """One scalar (or multi-select) field of a form: its input, help line and error line."""
+
     def __init__(self, name: str, schema: dict[str, Any], required: bool) -> None:
         self.name, self.schema, self.required = name, schema, required
         # Labels are text, not HTML, in ipywidgets: shown printable (a bidi override could
@@ -161,15 +165,15 @@ class _Field:
         label = printable(str(schema.get("title") or name)) + (" *" if required else "")
         kind = schema.get("type")
         default = schema.get("default")
-        options = _options(schema)
+        single = options(schema)
         style = {"description_width": "initial"}
         layout = w.Layout(width="auto")
-        if options is not None and kind != "array":
-            values = ([("", None)] if not required and default is None else []) + options
+        if single is not None and kind != "array":
+            values = ([("", None)] if not required and default is None else []) + single
             self.input: Any = w.Dropdown(options=values, value=default if default is not None else values[0][1],
                                          description=label, style=style)  # fmt: skip
         elif kind == "array":
-            choices = _options(schema.get("items") or {}) or []
+            choices = options(schema.get("items") or {}) or []
             self.input = w.SelectMultiple(options=choices, value=tuple(default or ()), description=label, style=style)
         elif kind == "boolean":
             self.input = w.Checkbox(value=bool(default), description=label, indent=False)
@@ -223,7 +227,7 @@ class _Field:
         return value, None
 
 
-def _options(schema: dict[str, Any]) -> list[tuple[str, Any]] | None:
+def options(schema: dict[str, Any]) -> list[tuple[str, Any]] | None:
     """Choices of a single- or multi-select: enum (with legacy enumNames), or oneOf/anyOf
     of {const, title}."""
     if "enum" in schema:
@@ -242,7 +246,7 @@ class ElicitationCard(Card):
         super().__init__()
         schema = params.get("requestedSchema") or {}
         required = set(schema.get("required") or [])
-        self.fields = [_Field(n, s, n in required) for n, s in (schema.get("properties") or {}).items()]
+        self.fields = [Field(n, s, n in required) for n, s in (schema.get("properties") or {}).items()]
         head = w.HTML(f"<b>📝 {escape(server)} asks</b><div>{escape(str(params.get('message', '')))}</div>")
         self.widget = w.VBox(
             [

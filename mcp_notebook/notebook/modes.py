@@ -46,6 +46,7 @@ cannot (a blocking call on ipykernel >= 7.4).
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import sys
 from typing import Any
@@ -57,6 +58,7 @@ from ..runtime.terminal import stdin_is_terminal
 __all__ = [
     "BLOCKED_NOTE",
     "CONTROL_TARGET",
+    "OUTSIDE_CELLS",
     "Mode",
     "choose_mode",
     "ipykernel_version",
@@ -69,6 +71,11 @@ BLOCKED_NOTE = (
     "mcp-notebook: this frontend shows widgets but has no input(), and on ipykernel >= 7.4 a blocking call gets no "
     "clicks, so the policy answers; in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card"
 )
+
+
+# Set in a task of the kernel's event loop that runs outside any cell (a form's Run, started
+# by a click): nothing holds the shell there, so clicks reach it on every ipykernel.
+OUTSIDE_CELLS: contextvars.ContextVar[bool] = contextvars.ContextVar("outside_cells", default=False)
 
 
 class Mode(str, enum.Enum):
@@ -93,6 +100,8 @@ def choose_mode(setting: str, in_async: bool) -> Mode:
     kernel = getattr(shell, "kernel", None)
     if kernel is None:  # terminal IPython, or plain Python: a person types only on a terminal
         return Mode.STDIN if stdin_is_terminal() else Mode.HEADLESS  # `ipython x.ipy < /dev/null`: headless
+    if in_async and OUTSIDE_CELLS.get():
+        return Mode.WIDGET_AWAIT
     version = ipykernel_version() or (6, 0)
     if not getattr(kernel, "_allow_stdin", False) and setting != "widgets":
         if not widget_manager_connected():

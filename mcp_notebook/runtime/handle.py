@@ -55,6 +55,8 @@ class Server:
         self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
         self.tools = Tools(self)
         """The tools as Python functions: ``server.tools.NAME(...)``; ``await server.tools.NAME.acall(...)``."""
+        # Each tool's arguments as last sent (a form starts from them: %mcp form).
+        self.last_arguments: dict[str, JSON] = {}
 
     def __repr__(self) -> str:
         info = self.server_info
@@ -315,6 +317,7 @@ class Server:
         if request is not None:
             runtime.take_answer(request, await steps.approve(request))
         params: JSON = {"name": name, "arguments": arguments}
+        self.last_arguments[name] = arguments
         if legacy_tasks and augment(tool, self.capabilities, task):
             params["task"] = {}
         progress = self._progress(name, on_progress)

@@ -4,7 +4,7 @@ help beside it (``@command``; docs/magics.md is written from that help).
 A value is what ``x = %mcp …`` assigns and what a cell shows; a function that only acts
 prints one line and returns None. By area: servers.py (add, load, list, status, logs,
 loglevel, restart, login, logout, remove), listings.py (tools, resources, templates,
-prompts), using.py (read, call, prompt, roots, subscribe, unsubscribe), bulk.py (map), tasks.py (tasks).
+prompts), using.py (read, call, prompt, roots, subscribe, unsubscribe), bulk.py (map), form.py (form), tasks.py (tasks).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .base import COMMANDS, Command, Context, Deferred, command
 
 # The areas register their subcommands as they are imported, in the order help lists them.
 # isort: off
-from . import servers, listings, using, bulk, tasks
+from . import servers, listings, using, bulk, form, tasks
 
 # isort: on
 from .using import call_cell
@@ -28,6 +28,7 @@ __all__ = [
     "bulk",
     "call_cell",
     "command",
+    "form",
     "help_",
     "listings",
     "overview",

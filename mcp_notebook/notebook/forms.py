@@ -1,0 +1,391 @@
+"""Forms a person fills in to try a tool or a resource template (``%mcp form``), as the MCP
+Inspector's tools panel does: one input per parameter, built from the tool's inputSchema
+with the elicitation card's fields (cards.py), extended to nested objects, lists and, for
+what a field cannot show, JSON typed in a text area.
+
+A form runs its call when **Run** is clicked: after the cell that showed it has finished,
+in the kernel's handler of the click. There it is awaited in a task of the kernel's event
+loop, so that the kernel stays free for the clicks the call may need (an approval, a
+server's question); with no running loop it runs blocking. The result shows below the
+form and is stored in a variable of the notebook.
+
+What a server sent (titles, descriptions) is shown through ``escape`` / ``printable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as w
+
+from ..core.text import escape, printable
+from ..errors import MCPError
+from ..runtime.steps import drive
+from .cards import Field, options
+from .modes import OUTSIDE_CELLS
+from .steps import AWAITING, BLOCKING, Step, Taker
+
+__all__ = ["OMIT", "ArrayNode", "Form", "JsonNode", "Node", "ObjectNode", "ScalarNode", "build", "resolve"]
+
+OMIT: Any = type("Omit", (), {"__repr__": lambda self: "OMIT"})()  # a value left out of the arguments
+_SCALARS = ("string", "integer", "number", "boolean")
+_ERROR = "<span style='color:#d33;font-size:0.85em'>{}</span>"
+_NEST = {"border_left": "2px solid #ddd", "padding": "0 0 0 8px", "margin": "2px 0 2px 6px", "width": "auto"}
+_BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
+
+
+def resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
+    """A property's schema as a field needs it: ``$ref`` into the root's ``$defs`` followed,
+    and a nullable one (``anyOf: [X, {type: null}]``, ``type: [X, "null"]``) made X, with a
+    ``null`` default dropped (nothing given means left out)."""
+    if not isinstance(schema, dict):
+        return {}
+    seen = 0
+    while isinstance(schema.get("$ref"), str) and seen < 20:  # a cycle of references ends somewhere
+        seen += 1
+        ref = schema["$ref"]
+        target: Any = root
+        for part in ref.removeprefix("#/").split("/") if ref.startswith("#/") else []:
+            target = target.get(part) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            break
+        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and options(schema) is None:
+            real = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
+            if len(real) == 1 and len(real) < len(branches):
+                outer = {k: v for k, v in schema.items() if k != key}
+                schema = {**resolve(real[0], root), **outer}
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        real_kinds = [k for k in kind if k != "null"]
+        schema = {**schema, "type": real_kinds[0] if len(real_kinds) == 1 else None}
+    if "default" in schema and schema["default"] is None:
+        schema = {k: v for k, v in schema.items() if k != "default"}
+    resolved: dict[str, Any] = schema
+    return resolved
+
+
+def constraints(schema: dict[str, Any]) -> str:
+    """What a field's schema allows, in a few words (shown under it)."""
+    parts = []
+    low, high = (
+        schema.get("minimum", schema.get("exclusiveMinimum")),
+        schema.get("maximum", schema.get("exclusiveMaximum")),
+    )
+    if low is not None and high is not None:
+        parts.append(f"from {low} to {high}")
+    elif low is not None:
+        parts.append(f"at least {low}")
+    elif high is not None:
+        parts.append(f"at most {high}")
+    if "minLength" in schema or "maxLength" in schema:
+        parts.append(f"{schema.get('minLength', 0)} to {schema.get('maxLength', '…')} characters")
+    if "format" in schema:
+        parts.append(f"format {schema['format']}")
+    if "pattern" in schema:
+        parts.append(f"pattern {schema['pattern']}")
+    return "; ".join(str(p) for p in parts)
+
+
+class Node:
+    """One value of the form: ``widget`` to show, ``collect()`` its value (OMIT: left out)
+    and whether it is valid, its problems shown beside it."""
+
+    widget: w.Widget
+    name: str
+
+    def collect(self) -> tuple[Any, bool]:
+        raise NotImplementedError
+
+    def blank(self) -> bool:
+        """Nothing was filled in (defaults aside): an optional object around it is left out."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class ScalarNode(Node):
+    """A string, number, boolean, choice or multi-choice: the elicitation card's field."""
+
+    def __init__(self, name: str, schema: dict[str, Any], required: bool, initial: Any = OMIT) -> None:
+        self.name = name
+        self.field = Field(name, schema, required)
+        if initial is not OMIT and initial is not None:
+            try:
+                self.field.input.value = tuple(initial) if isinstance(initial, list) else initial
+                self.field.touched = True
+            except Exception:  # a value the widget cannot hold (not one of the choices): not prefilled
+                pass
+        hint = constraints(schema)
+        if hint:
+            shown = self.field.help.value
+            self.field.help.value = (shown + " " if shown else "") + (
+                f"<span style='color:#777;font-size:0.85em'>({escape(hint)})</span>"
+            )
+        self.widget = self.field.widget
+
+    def blank(self) -> bool:
+        return not self.field.touched
+
+    def collect(self) -> tuple[Any, bool]:
+        value, error = self.field.value()
+        self.field.error.value = _ERROR.format(escape(error)) if error else ""
+        if error:
+            return OMIT, False
+        return (OMIT if value is None else value), True
+
+
+class JsonNode(Node):
+    """A value no field shows (a union, a map, no type): typed as JSON."""
+
+    def __init__(self, name: str, schema: dict[str, Any], required: bool, initial: Any = OMIT) -> None:
+        self.name, self.required = name, required
+        start = initial if initial is not OMIT else schema.get("default", OMIT)
+        label = printable(str(schema.get("title") or name)) + (" *" if required else "") + " (JSON)"
+        self.input = w.Textarea(
+            value="" if start is OMIT else json.dumps(start, ensure_ascii=False),
+            description=label,
+            style={"description_width": "initial"},
+            layout=w.Layout(width="auto"),
+        )
+        described = schema.get("description")
+        self.help = w.HTML(f"<span style='color:#777;font-size:0.85em'>{escape(described)}</span>" if described else "")
+        self.error = w.HTML()
+        self.widget = w.VBox([self.input, self.help, self.error])
+
+    def blank(self) -> bool:
+        return not self.input.value.strip()
+
+    def collect(self) -> tuple[Any, bool]:
+        text = self.input.value.strip()
+        self.error.value = ""
+        if not text:
+            if self.required:
+                self.error.value = _ERROR.format("required")
+                return OMIT, False
+            return OMIT, True
+        try:
+            return json.loads(text), True
+        except ValueError as e:
+            self.error.value = _ERROR.format(escape(f"not JSON: {e}"))
+            return OMIT, False
+
+
+class ObjectNode(Node):
+    """An object with properties: a field for each, indented under its label."""
+
+    def __init__(
+        self,
+        name: str,
+        schema: dict[str, Any],
+        required: bool,
+        root: dict[str, Any],
+        initial: Any = OMIT,
+        top: bool = False,
+    ) -> None:
+        self.name, self.required = name, required
+        given = initial if isinstance(initial, dict) else {}
+        needed = set(schema.get("required") or [])
+        self.children = [
+            build(key, sub, key in needed, root, given.get(key, OMIT))
+            for key, sub in (schema.get("properties") or {}).items()
+        ]
+        self.error = w.HTML()
+        if top:
+            self.widget = w.VBox([c.widget for c in self.children] + [self.error])
+        else:
+            label = printable(str(schema.get("title") or name)) + (" *" if required else "")
+            described = (
+                f" <span style='color:#777;font-size:0.85em'>{escape(schema['description'])}</span>"
+                if schema.get("description")
+                else ""
+            )
+            head = w.HTML(f"<b>{escape(label)}</b>{described}")
+            self.widget = w.VBox(
+                [head, w.VBox([c.widget for c in self.children], layout=w.Layout(**_NEST)), self.error]
+            )
+
+    def blank(self) -> bool:
+        return all(child.blank() for child in self.children)
+
+    def collect(self) -> tuple[Any, bool]:
+        if not self.required and self.name and self.blank():  # an optional object nobody filled in
+            return OMIT, True
+        values, ok = {}, True
+        for child in self.children:
+            value, good = child.collect()
+            ok = ok and good
+            if value is not OMIT:
+                values[child.name] = value
+        return values, ok
+
+
+class ArrayNode(Node):
+    """A list of items of any kind: one input per item, with + add and a button to remove each."""
+
+    def __init__(
+        self, name: str, schema: dict[str, Any], required: bool, root: dict[str, Any], initial: Any = OMIT
+    ) -> None:
+        self.name, self.required, self.schema, self.root = name, required, schema, root
+        self.items_schema = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        label = printable(str(schema.get("title") or name)) + (" *" if required else "")
+        described = schema.get("description")
+        hint = "; ".join(
+            p for p in (f"at least {schema['minItems']} items" if "minItems" in schema else "",
+                        f"at most {schema['maxItems']} items" if "maxItems" in schema else "") if p
+        )  # fmt: skip
+        extra = escape(" ".join(x for x in (described or "", f"({hint})" if hint else "") if x))
+        self.head = w.HTML(f"<b>{escape(label)}</b> <span style='color:#777;font-size:0.85em'>{extra}</span>")
+        self.rows: list[tuple[Node, w.HBox]] = []
+        self.list = w.VBox(layout=w.Layout(**_NEST))
+        self.add = w.Button(description="+ add", layout=w.Layout(width="auto"))
+        self.add.on_click(lambda _: self.append(OMIT))
+        self.error = w.HTML()
+        default = schema.get("default")
+        start: list[Any] = initial if isinstance(initial, list) else default if isinstance(default, list) else []
+        for item in start:
+            self.append(item)
+        self.widget = w.VBox([self.head, self.list, self.add, self.error])
+
+    def append(self, initial: Any) -> Node:
+        node = build(f"{self.name}[{len(self.rows)}]", self.items_schema, True, self.root, initial)
+        remove = w.Button(description="✕", tooltip="remove this item", layout=w.Layout(width="2.5em"))
+        row = w.HBox([node.widget, remove])
+        self.rows.append((node, row))
+        remove.on_click(lambda _: self.remove(row))
+        self.list.children = tuple(r for _, r in self.rows)
+        return node
+
+    def remove(self, row: w.HBox) -> None:
+        self.rows = [(n, r) for n, r in self.rows if r is not row]
+        self.list.children = tuple(r for _, r in self.rows)
+
+    def blank(self) -> bool:
+        return not self.rows
+
+    def collect(self) -> tuple[Any, bool]:
+        values, ok = [], True
+        for node, _ in self.rows:
+            value, good = node.collect()
+            ok = ok and good
+            if value is not OMIT:
+                values.append(value)
+        self.error.value = ""
+        s = self.schema
+        if ok and "minItems" in s and len(values) < s["minItems"]:
+            self.error.value, ok = _ERROR.format(f"at least {s['minItems']} items"), False
+        if ok and "maxItems" in s and len(values) > s["maxItems"]:
+            self.error.value, ok = _ERROR.format(f"at most {s['maxItems']} items"), False
+        if not self.rows and not self.required:
+            return OMIT, ok
+        return values, ok
+
+
+def build(name: str, schema: Any, required: bool, root: dict[str, Any], initial: Any = OMIT) -> Node:
+    """The input for one value of this schema (``root``: where ``$ref`` points into)."""
+    s = resolve(schema, root)
+    kind = s.get("type")
+    if kind == "object" or (kind is None and isinstance(s.get("properties"), dict)):
+        if isinstance(s.get("properties"), dict) and s["properties"]:
+            return ObjectNode(name, s, required, root, initial)
+        return JsonNode(name, s, required, initial)  # a map with free keys
+    if kind == "array":
+        items = resolve(s.get("items"), root)
+        if options(items) is not None:  # a multi-select, as in elicitation
+            return ScalarNode(name, {**s, "items": items}, required, initial)
+        return ArrayNode(name, s, required, root, initial)
+    if kind in _SCALARS or options(s) is not None:
+        return ScalarNode(name, s, required, initial)
+    return JsonNode(name, s, required, initial)
+
+
+class Form:
+    """A form for one operation: fields from a schema, **Run**, the result below.
+
+    ``call(values)`` gives the step that runs it (a tool call, a resource read); the
+    result is stored in ``namespace[variable]``."""
+
+    def __init__(
+        self,
+        title: str,
+        description: str | None,
+        schema: dict[str, Any],
+        initial: dict[str, Any] | None,
+        call: Callable[[dict[str, Any]], Step[Any]],
+        namespace: dict[str, Any],
+        variable: str,
+    ) -> None:
+        self.call, self.namespace, self.variable = call, namespace, variable
+        self.root = ObjectNode("", schema, True, schema, initial or {}, top=True)
+        described = f"<div style='color:#555'>{escape(description)}</div>" if description else ""
+        head = w.HTML(f"<b>🧪 {escape(title)}</b>{described}")
+        self.button = w.Button(description="Run", button_style="primary")
+        self.button.on_click(lambda _: self.click())
+        self.status = w.HTML()
+        self.output = w.Output()
+        self.result: Any = None
+        self.task: asyncio.Task[Any] | None = None
+        self.widget = w.VBox([head, self.root.widget, self.button, self.status, self.output], layout=w.Layout(**_BOX))
+
+    def __repr__(self) -> str:
+        return f"<Form {self.variable!r}>"
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    def values(self) -> dict[str, Any] | None:
+        """The values filled in, or None (the problems are marked)."""
+        values, ok = self.root.collect()
+        if not ok:
+            self.status.value = "<i>fix the marked fields</i>"
+            return None
+        return values if isinstance(values, dict) else {}
+
+    def click(self) -> None:
+        """Run: in a task of the kernel's loop where there is one, else blocking."""
+        values = self.values()
+        if values is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            drive(self.run(BLOCKING, values))
+            return
+        self.task = loop.create_task(self.run_outside_cells(values))
+
+    async def run_outside_cells(self, values: dict[str, Any]) -> Any:
+        """Run awaited in a task of the kernel's loop, started by a click: the questions the
+        call asks are cards whose clicks reach this task (modes.py)."""
+        OUTSIDE_CELLS.set(True)  # in this task's own context only
+        return await self.run(AWAITING, values)
+
+    async def run(self, taker: Taker, values: dict[str, Any]) -> Any:
+        self.button.disabled = True
+        self.status.value = "<i>running…</i>"
+        self.output.clear_output()
+        try:
+            with self.output:
+                result = await taker.take(self.call(values))
+        except (MCPError, asyncio.CancelledError, KeyboardInterrupt) as e:
+            self.status.value = _ERROR.format(escape(f"{type(e).__name__}: {e}".rstrip(": ")))
+            return None
+        except Exception as e:  # a mistake in the values (a UsageError, a validation error): said, not raised
+            self.status.value = _ERROR.format(escape(f"{type(e).__name__}: {e}"))
+            return None
+        finally:
+            self.button.disabled = False
+        self.result = self.namespace[self.variable] = result
+        with self.output:
+            from IPython.display import display
+
+            display(result)
+        self.status.value = f"<i>✓ done; the result is in <code>{escape(self.variable)}</code></i>"
+        return result

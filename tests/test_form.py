@@ -1,0 +1,206 @@
+"""%mcp form: a form built from a tool's inputSchema (or a resource template's variables),
+prefilled from the last call, whose Run calls the tool and stores the result. The widget
+trees are built from the real servers' schemas (the demo, server-everything, an SDK server
+with nested objects and lists); Run in a real kernel goes through the widgets' comm."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import ipywidgets as w
+import pytest
+from conftest import SERVERS
+from IPython.core.error import UsageError
+from kernels import Kernel, kernel_env, kernel_names, text_of
+from shells import extension_loaded, line
+
+from mcp_notebook import Client
+from mcp_notebook.core.types import CallResult, ReadResult
+from mcp_notebook.notebook.commands import Context
+from mcp_notebook.notebook.commands.form import template_form, tool_form
+from mcp_notebook.notebook.forms import ArrayNode, Form, JsonNode, ObjectNode, ScalarNode
+
+
+@pytest.fixture(scope="module")
+def client(everything_cmd: tuple[str, list[str]]) -> Iterator[Client]:
+    c = Client()
+    c.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+    c.add("everything", *everything_cmd)
+    c.add("shapes", sys.executable, [str(SERVERS / "shapes.py")])
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def ctx(client: Client) -> Context:
+    return Context(client, {})
+
+
+def field(form: Form, name: str) -> Any:
+    return next(c for c in form.root.children if c.name == name)
+
+
+def test_query_penguins_form(ctx: Context) -> None:
+    form = tool_form(ctx, "demo.query_penguins", "r")
+    species, limit, mass = field(form, "species"), field(form, "limit"), field(form, "min_body_mass_g")
+    # A nullable enum is a dropdown with a blank first; an integer with bounds says them.
+    assert isinstance(species.field.input, w.Dropdown)
+    assert [label for label, _ in species.field.input.options] == ["", "Adelie", "Chinstrap", "Gentoo"]
+    assert isinstance(limit.field.input, w.IntText) and limit.field.input.value == 20
+    assert "from 1 to 1000" in limit.field.help.value
+    assert "at least 0" in mass.field.help.value
+    assert form.values() == {"limit": 20}  # untouched optional fields are left out, defaults sent
+
+    limit.field.input.value = 5000
+    form.click()
+    assert "fix the marked fields" in form.status.value and "at most 1000" in limit.field.error.value
+    assert "r" not in ctx.namespace
+
+    species.field.input.value, limit.field.input.value = "Gentoo", 3
+    form.click()  # no running event loop here: the call runs blocking
+    result = ctx.namespace["r"]
+    assert isinstance(result, CallResult) and not result.is_error
+    assert len(result.structured["rows"]) == 3 and {r["species"] for r in result.structured["rows"]} == {"Gentoo"}
+    assert "✓ done" in form.status.value
+
+
+def test_form_starts_from_the_last_call(ctx: Context, client: Client) -> None:
+    client["demo"].call_tool("query_penguins", {"island": "Dream", "limit": 4})
+    form = tool_form(ctx, "demo.query_penguins")
+    assert field(form, "island").field.input.value == "Dream"
+    assert field(form, "limit").field.input.value == 4
+    assert form.values() == {"island": "Dream", "limit": 4}
+
+
+def test_everything_forms(ctx: Context) -> None:
+    message = tool_form(ctx, "everything.get-annotated-message")
+    kind, image = field(message, "messageType"), field(message, "includeImage")
+    assert isinstance(kind.field.input, w.Dropdown)  # a required enum: no blank choice
+    assert [v for _, v in kind.field.input.options] == ["error", "success", "debug"]
+    assert isinstance(image.field.input, w.Checkbox) and image.field.input.value is False
+
+    links = tool_form(ctx, "everything.get-resource-links")
+    count = field(links, "count")
+    assert isinstance(count.field.input, w.FloatText) and "from 1 to 10" in count.field.help.value
+
+    summing = tool_form(ctx, "everything.get-sum", "total")
+    field(summing, "a").field.input.value, field(summing, "b").field.input.value = 2, 3
+    summing.click()
+    assert "5" in ctx.namespace["total"].text
+
+    gzip = tool_form(ctx, "everything.gzip-file-as-resource")
+    assert "format uri" in field(gzip, "data").field.help.value
+
+
+def test_nested_objects_and_lists(ctx: Context) -> None:
+    form = tool_form(ctx, "shapes.plan_trip", "trip")
+    traveller, stops = field(form, "traveller"), field(form, "stops")
+    modes, budgets, notes = field(form, "modes"), field(form, "budgets"), field(form, "notes")
+    assert isinstance(traveller, ObjectNode)  # a $ref to a model: its fields indented under it
+    assert [c.name for c in traveller.children] == ["name", "age", "vegetarian"]
+    assert isinstance(stops, ArrayNode) and not stops.rows  # a list of objects: + add
+    assert isinstance(modes, ScalarNode) and isinstance(modes.field.input, w.SelectMultiple)
+    assert isinstance(budgets, ArrayNode)
+    assert isinstance(notes, JsonNode)  # a map with free keys: JSON
+    insurance = field(form, "insurance")
+    assert isinstance(insurance, ObjectNode) and [c.name for c in insurance.children] == ["provider", "excess"]
+
+    assert form.values() is None  # a required name, and at least one stop
+    assert "at least 1 items" in stops.error.value
+
+    traveller.children[0].field.input.value = "Ada"
+    stop = stops.append(None)
+    assert isinstance(stop, ObjectNode)
+    stop.children[0].field.input.value = "Oslo"
+    modes.field.input.value = ("train", "bus")
+    budgets.append(None).field.input.value = 120.5
+    notes.input.value = '{"diet": "none"}'
+    # An optional object nobody filled in is left out, its required field not asked for.
+    assert "insurance" not in (form.values() or {}) and not insurance.children[0].field.error.value
+    form.click()
+    assert ctx.namespace["trip"].structured == {
+        "traveller": {"name": "Ada", "age": None, "vegetarian": False},
+        "stops": [{"city": "Oslo", "nights": 1}],
+        "modes": ["train", "bus"],
+        "budgets": [120.5],
+        "notes": {"diet": "none"},
+        "insurance": None,
+    }
+    insurance.children[1].field.input.value = 50.0  # begun: now its provider is required
+    assert form.values() is None and "required" in insurance.children[0].field.error.value
+    insurance.children[0].field.input.value = "Acme"
+    assert form.values()["insurance"] == {"provider": "Acme", "excess": 50.0}  # type: ignore[index]
+
+    again = tool_form(ctx, "shapes.plan_trip")  # the nested values come back too
+    assert field(again, "stops").rows[0][0].children[0].field.input.value == "Oslo"
+    assert field(again, "traveller").children[0].field.input.value == "Ada"
+
+
+def test_template_form_reads(ctx: Context) -> None:
+    form = template_form(ctx, "demo", "penguins://species/{species}.csv", "gentoo")
+    (species,) = form.root.children
+    assert isinstance(species.field.input, w.Text)
+    assert form.values() is None  # required
+    species.field.input.value = "Gentoo"
+    form.click()
+    result = ctx.namespace["gentoo"]
+    assert isinstance(result, ReadResult) and result.uri == "penguins://species/Gentoo.csv"
+    assert "Gentoo" in result.text
+    again = template_form(ctx, "demo", "species")  # by its name too; starts from the last values
+    assert again.root.children[0].field.input.value == "Gentoo"
+    with pytest.raises(UsageError, match="no resource template"):
+        template_form(ctx, "demo", "penguins://nope/{x}")
+
+
+def test_a_terminal_gets_one_line_saying_forms_need_widgets() -> None:
+    with extension_loaded() as shell, pytest.raises(UsageError, match="forms need widgets"):
+        line(shell, "form demo.query_penguins")
+
+
+@pytest.fixture(scope="module", params=kernel_names())
+def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("form-kernel")), extra_env=kernel_env(request.param))
+    try:
+        k.like_jupyterlab()
+        text = text_of(k.run(f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo"))
+        assert "✓ demo" in text, text
+        yield k
+    finally:
+        k.close()
+
+
+def test_run_in_a_kernel(kernel: Kernel) -> None:
+    outputs = kernel.run("%mcp form demo.query_penguins -o penguins")
+    assert not any(o["type"] == "error" for o in outputs), text_of(outputs)
+    kernel.set_value("Species", "Gentoo")
+    kernel.set_value("Limit", 2)
+    kernel.click("Run")
+    kernel.wait_for_text("✓ done")
+    shown = text_of(kernel.run("print(type(penguins).__name__, [r['species'] for r in penguins.structured['rows']])"))
+    assert "CallResult ['Gentoo', 'Gentoo']" in shown
+
+
+def test_a_tool_that_asks_first_asks_in_a_kernel(kernel: Kernel) -> None:
+    kernel.forget_widgets()
+    kernel.run("%mcp form demo.delete_penguins -o deleted")
+    kernel.set_value("Species", "Chinstrap")
+    kernel.click("Run")
+    kernel.click("Approve")  # the approval card, as %mcp call shows it
+    kernel.wait_for_text("✓ done")
+    assert "deleted 68 Chinstrap penguins" in text_of(kernel.run("print(deleted.text)"))
+
+
+def test_headless_kernel_says_forms_need_widgets(kernel: Kernel) -> None:
+    outputs = kernel.run("%mcp form demo.query_penguins", allow_stdin=False)
+    assert "UsageError" in text_of(outputs) and "forms need widgets" in text_of(outputs)
+
+
+def test_uri_templates_expand_their_variables() -> None:
+    from mcp_notebook.core.uritemplates import expand, variables
+
+    template = "files://{+root}/{name}{.ext}{?page,size}{#part}"
+    assert variables(template) == ["root", "name", "ext", "page", "size", "part"]
+    values = {"root": "a/b", "name": "x y", "ext": "csv", "size": 10, "part": "top"}
+    assert expand(template, values) == "files://a/b/x%20y.csv?size=10#top"
