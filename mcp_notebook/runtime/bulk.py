@@ -25,13 +25,33 @@ from ..core.values import to_json
 from ..errors import ArgumentError, NotConnected, ServerExited
 from .interaction import Interaction
 
-__all__ = ["MapProgress", "MapRun", "RowOutcome", "displayed", "first", "map_frame", "row_source"]
+__all__ = [
+    "MapProgress",
+    "MapRun",
+    "OnError",
+    "RowOutcome",
+    "check_options",
+    "displayed",
+    "first",
+    "map_frame",
+    "row_source",
+]
 
 JSON = dict[str, Any]
 OnError = Literal["record", "raise"]
 # The columns every map's frame has, after the result's own.
 STATUS_COLUMNS = ("is_error", "error", "elapsed_s")
 CANCELLED = "cancelled"
+
+
+def check_options(concurrency: Any, retries: Any, on_error: Any) -> None:
+    """A map's options, checked before anything is sent (one-line ArgumentErrors)."""
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ArgumentError(f"map: concurrency must be a whole number of at least 1, not {concurrency!r}")
+    if not isinstance(retries, int) or retries < 0:
+        raise ArgumentError(f"map: retries must be a whole number of at least 0, not {retries!r}")
+    if on_error not in ("record", "raise"):
+        raise ArgumentError(f"map: on_error must be 'record' or 'raise', not {on_error!r}")
 
 
 def row_source(

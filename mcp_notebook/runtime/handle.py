@@ -22,8 +22,8 @@ from ..core.tasks import augment, created_task, offers_tasks
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
-from ..errors import ArgumentError, ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
-from .bulk import MapProgress, MapRun, OnError, displayed, first, map_frame, row_source
+from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
+from .bulk import MapProgress, MapRun, OnError, check_options, displayed, first, map_frame, row_source
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .functions import Tools
@@ -368,12 +368,7 @@ class Server:
         or Ctrl-C stops the map: what is in flight is cancelled on the server and the frame
         so far comes back, the rest marked ``cancelled``. A server that exits ends the map
         the same way, its rows saying how it exited."""
-        if not isinstance(concurrency, int) or concurrency < 1:
-            raise ArgumentError(f"map: concurrency must be a whole number of at least 1, not {concurrency!r}")
-        if not isinstance(retries, int) or retries < 0:
-            raise ArgumentError(f"map: retries must be a whole number of at least 0, not {retries!r}")
-        if on_error not in ("record", "raise"):
-            raise ArgumentError(f"map: on_error must be 'record' or 'raise', not {on_error!r}")
+        check_options(concurrency, retries, on_error)
         runtime = self.runtime
         listing = await steps.run(self._find_tool(tool, required=True), self.name)
         properties = ((listing or {}).get("inputSchema") or {}).get("properties")
