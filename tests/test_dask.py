@@ -17,7 +17,7 @@ dd = pytest.importorskip("dask.dataframe", reason="the dask extra is not install
 
 from test_remote import free_port, running  # noqa: E402
 
-from mcp_notebook import ApprovalPolicy, Client, ServerConfig, ToolDenied  # noqa: E402
+from mcp_notebook import ApprovalPolicy, ArgumentError, Client, ServerConfig, ToolDenied  # noqa: E402
 from mcp_notebook.dask import connections, map_partitions  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
@@ -109,3 +109,16 @@ def test_a_tool_that_asks_is_denied_on_the_workers_unless_the_policy_allows_it(c
     allowed = ApprovalPolicy(allow={"demo_deny": ["delete_penguins"]})
     out = map_partitions(ddf, config, "delete_penguins", meta=meta, approval=allowed).compute()
     assert not out["is_error"].any() and out["text"].str.startswith("deleted ").all()
+
+
+def test_mistakes_are_one_line_errors_before_anything_runs(cluster: Any) -> None:
+    config = ServerConfig("demo_mistakes", command=sys.executable, args=["-m", "mcp_notebook.demo"])
+    ddf = dd.from_pandas(pd.DataFrame({"species": ["Emperor", "Adelie"]}), npartitions=1)
+    with pytest.raises(ArgumentError, match="config must be a ServerConfig"):
+        map_partitions(ddf, "demo", "query_penguins")
+    with pytest.raises(ArgumentError, match="concurrency must be a whole number"):
+        map_partitions(ddf, config, "query_penguins", concurrency=0)
+    # No meta and a first row that fails: the columns are unknown, and the error says what to do.
+    with pytest.raises(ArgumentError, match=r"first row's call failed .*pass meta=") as caught:
+        map_partitions(ddf, config, "query_penguins")
+    assert "\n" not in str(caught.value)
