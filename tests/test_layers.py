@@ -21,6 +21,8 @@ Layers, lowest first; a module may import its own layer and those below:
   (core/views.py) and re-exports the public API. Below it, modules may take the root's dunder
   metadata (``from .. import __version__``): a literal the root assigns before its first import
   (checked), so reading it never reaches the wiring.
+- dask: mcp_notebook/dask.py, the Dask integration (an optional extra): it runs the runtime's
+  map on a cluster's workers, so it sits on core and runtime and no layer imports it;
 - demo: mcp_notebook/demo/, a standalone MCP server (the ``mcp`` SDK's): it imports none of
   the client's layers, and none of them imports it.
 A module in none of these fails the test until it is placed here.
@@ -48,6 +50,7 @@ LAYERS = {
     "mcp_notebook.core": "core",
     "mcp_notebook.runtime": "runtime",
     "mcp_notebook.notebook": "notebook",
+    "mcp_notebook.dask": "dask",
     "mcp_notebook.demo": "demo",
 }
 MAY_IMPORT = {
@@ -55,6 +58,7 @@ MAY_IMPORT = {
     "runtime": {"core", "runtime"},
     "notebook": {"core", "runtime", "notebook"},
     "wiring": {"core", "runtime", "notebook", "wiring"},
+    "dask": {"core", "runtime", "dask"},
     "demo": {"demo"},
 }
 
@@ -97,7 +101,9 @@ def test_a_results_table_needs_no_notebook() -> None:
 
 def test_import_mcp_notebook_is_cheap() -> None:
     loaded = _modules_after("import mcp_notebook")
-    assert not [m for m in loaded if m.split(".")[0] in (*HEAVY, "jsonschema", "httpx", "asyncio")]
+    assert not [
+        m for m in loaded if m.split(".")[0] in (*HEAVY, "jsonschema", "httpx", "asyncio", "dask", "distributed")
+    ]
 
 
 def test_public_api_resolves() -> None:

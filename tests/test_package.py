@@ -76,6 +76,6 @@ def test_readme_leads_with_the_two_commands_then_pip() -> None:
 def test_user_extras_are_ranges() -> None:
     """A pin in an extra users install breaks their resolver next to anything else that uses mcp."""
     extras = PYPROJECT["project"]["optional-dependencies"]
-    for name in ("demo", "notebooks"):
+    for name in ("demo", "notebooks", "dask"):
         pinned = [req for req in extras[name] if "==" in req]
         assert not pinned, (name, pinned)

@@ -25,7 +25,17 @@ from ..core.values import to_json
 from ..errors import ArgumentError, NotConnected, ServerExited
 from .interaction import Interaction
 
-__all__ = ["MapProgress", "MapRun", "RowOutcome", "displayed", "first", "map_frame", "row_source"]
+__all__ = [
+    "MapProgress",
+    "MapRun",
+    "OnError",
+    "RowOutcome",
+    "check_options",
+    "displayed",
+    "first",
+    "map_frame",
+    "row_source",
+]
 
 JSON = dict[str, Any]
 OnError = Literal["record", "raise"]

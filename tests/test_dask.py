@@ -1,0 +1,124 @@
+"""Bulk calls on a Dask cluster (mcp_notebook.dask): a real 2-process LocalCluster against the
+demo server over stdio (a server per worker) and over Streamable HTTP (one server, every
+worker connected to it); results equal the single-machine ``Server.map``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
+dd = pytest.importorskip("dask.dataframe", reason="the dask extra is not installed (pip install '.[dask]')")
+
+from test_remote import free_port, running  # noqa: E402
+
+from mcp_notebook import ApprovalPolicy, ArgumentError, Client, ServerConfig, ToolDenied  # noqa: E402
+from mcp_notebook.dask import connections, map_partitions  # noqa: E402
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    # Two threads per worker: two partitions at once on one process still share one connection.
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None) as lc:
+        with distributed.Client(lc) as dask_client:
+            yield dask_client
+
+
+def penguin_queries() -> pd.DataFrame:
+    species = ["Adelie", "Gentoo", "Chinstrap"]
+    islands = ["Biscoe", "Dream", "Torgersen"]
+    rows = [(s, i, 3000 + 150 * k) for k, (s, i) in enumerate((s, i) for s in species for i in islands)]
+    rows = rows * 3  # 27 rows
+    frame = pd.DataFrame(rows, columns=["species", "island", "min_body_mass_g"])
+    frame.index = pd.RangeIndex(500, 500 + len(frame), name="q")
+    return frame
+
+
+def single_machine(config: ServerConfig, frame: pd.DataFrame) -> pd.DataFrame:
+    client = Client()
+    try:
+        return client.add_config(config).map("query_penguins", frame, limit=2)
+    finally:
+        client.close()
+
+
+def worker_servers(dask_client: Any, name: str) -> dict[str, tuple[int, int]]:
+    """Per worker: connections it opened for ``name``, and demo server processes it runs."""
+
+    def count() -> tuple[int, int]:
+        import psutil
+
+        children = psutil.Process(os.getpid()).children(recursive=True)
+        demos = sum(c.cmdline()[1:] == ["-m", "mcp_notebook.demo"] for c in children)  # not its launcher
+        return connections().get(name, 0), demos
+
+    return dask_client.run(count)  # type: ignore[no-any-return]
+
+
+def check_same_as_single_machine(out: Any, expected: pd.DataFrame) -> None:
+    got = out.compute()
+    assert list(got.columns) == list(expected.columns) == ["count", "rows", "is_error", "error", "elapsed_s"]
+    pd.testing.assert_frame_equal(got.drop(columns="elapsed_s"), expected.drop(columns="elapsed_s"))
+
+
+def test_stdio_a_server_per_worker_reused_across_partitions(cluster: Any) -> None:
+    config = ServerConfig("demo_stdio", command=sys.executable, args=["-m", "mcp_notebook.demo"])
+    frame = penguin_queries()
+    ddf = dd.from_pandas(frame, npartitions=4)
+    out = map_partitions(ddf, config, "query_penguins", limit=2)  # meta from a one-row sample
+    assert out.npartitions == 4 and out.index.name == "q"
+    expected = single_machine(config, frame)
+    check_same_as_single_machine(out, expected)
+    check_same_as_single_machine(out, expected)  # computed again: the same connections
+    counts = worker_servers(cluster, "demo_stdio")
+    # 4 partitions (computed twice, and a sample) on at most 2 connections: each worker one at most.
+    assert all(opened == demos <= 1 for opened, demos in counts.values()), counts
+    assert sum(opened for opened, _ in counts.values()) >= 1
+
+
+def test_streamable_http_every_worker_connects_to_the_same_url(cluster: Any) -> None:
+    port = free_port()
+    with running([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port)], port):
+        config = ServerConfig("demo_http", transport="http", url=f"http://127.0.0.1:{port}/mcp")
+        frame = penguin_queries()
+        expected = single_machine(config, frame)
+        out = map_partitions(
+            dd.from_pandas(frame, npartitions=4), config, "query_penguins", meta=expected.iloc[:0], limit=2
+        )
+        check_same_as_single_machine(out, expected)
+        counts = worker_servers(cluster, "demo_http")
+        assert all(opened <= 1 for opened, _ in counts.values()), counts
+        assert sum(opened for opened, _ in counts.values()) >= 1
+
+
+def test_a_tool_that_asks_is_denied_on_the_workers_unless_the_policy_allows_it(cluster: Any) -> None:
+    config = ServerConfig("demo_deny", command=sys.executable, args=["-m", "mcp_notebook.demo"])
+    ddf = dd.from_pandas(pd.DataFrame({"species": ["Adelie", "Gentoo"]}), npartitions=2)
+    meta = pd.DataFrame({"text": pd.Series(dtype=object), "is_error": pd.Series(dtype=bool),
+                         "error": pd.Series(dtype=object), "elapsed_s": pd.Series(dtype=float)})  # fmt: skip
+    with pytest.raises(ToolDenied, match="nobody can answer here") as caught:
+        map_partitions(ddf, config, "delete_penguins", meta=meta).compute()
+    assert "\n" not in str(caught.value)
+    allowed = ApprovalPolicy(allow={"demo_deny": ["delete_penguins"]})
+    out = map_partitions(ddf, config, "delete_penguins", meta=meta, approval=allowed).compute()
+    assert not out["is_error"].any() and out["text"].str.startswith("deleted ").all()
+
+
+def test_mistakes_are_one_line_errors_before_anything_runs(cluster: Any) -> None:
+    config = ServerConfig("demo_mistakes", command=sys.executable, args=["-m", "mcp_notebook.demo"])
+    ddf = dd.from_pandas(pd.DataFrame({"species": ["Emperor", "Adelie"]}), npartitions=1)
+    with pytest.raises(ArgumentError, match="config must be a ServerConfig"):
+        map_partitions(ddf, "demo", "query_penguins")
+    with pytest.raises(ArgumentError, match="concurrency must be a whole number"):
+        map_partitions(ddf, config, "query_penguins", concurrency=0)
+    # No meta and a first row that fails: the columns are unknown, and the error says what to do.
+    with pytest.raises(ArgumentError, match=r"first row's call failed .*pass meta=") as caught:
+        map_partitions(ddf, config, "query_penguins")
+    assert "\n" not in str(caught.value)
