@@ -132,26 +132,34 @@ class MapProgress:
     @property
     def rate(self) -> float | None:
         """Rows per second so far."""
-        elapsed = self.elapsed_s
-        return self.done / elapsed if self.done and elapsed > 0 else None
+        return self.rate_after(self.elapsed_s)
 
     @property
     def eta_s(self) -> float | None:
-        rate = self.rate
+        return self.eta_after(self.elapsed_s)
+
+    def rate_after(self, elapsed_s: float) -> float | None:
+        return self.done / elapsed_s if self.done and elapsed_s > 0 else None
+
+    def eta_after(self, elapsed_s: float) -> float | None:
+        rate = self.rate_after(elapsed_s)
         return (self.total - self.done) / rate if rate and self.total is not None else None
 
-    def describe(self) -> str:
-        """One line: ``412/1,000 rows, 38.2/s, ETA 15s, 3 errors``."""
+    def describe(self, elapsed_s: float | None = None) -> str:
+        """One line: ``412/1,000 rows, 38.2/s, ETA 15s, 3 errors`` (``elapsed_s``: the time
+        since the start by the caller's clock; by default, since ``started``)."""
         total = f"/{self.total:,}" if self.total is not None else ""
-        return f"{self.done:,}{total} rows, {self.note()}"
+        return f"{self.done:,}{total} rows, {self.note(elapsed_s)}"
 
-    def note(self) -> str:
+    def note(self, elapsed_s: float | None = None) -> str:
         """What a progress bar adds to its count: ``38.2/s, ETA 15s, 3 errors``."""
+        elapsed = self.elapsed_s if elapsed_s is None else elapsed_s
+        rate, eta = self.rate_after(elapsed), self.eta_after(elapsed)
         parts = []
-        if self.rate:
-            parts.append(f"{self.rate:.1f}/s")
-        if self.eta_s is not None and self.done != self.total:
-            parts.append(f"ETA {self.eta_s:.0f}s")
+        if rate:
+            parts.append(f"{rate:.1f}/s")
+        if eta is not None and self.done != self.total and not self.finished:
+            parts.append(f"ETA {eta:.0f}s")
         parts.append(f"{self.errors:,} error{'s' if self.errors != 1 else ''}")
         if self.cancelled:
             parts.append("cancelled")
@@ -169,7 +177,8 @@ Call = Callable[[JSON], Awaitable[CallResult]]
 
 class MapRun:
     """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call;
-    ``on_progress(progress)`` runs on the loop at the start and after each row (keep it quick)."""
+    ``on_progress(progress)`` runs on the loop at the start, after each row and at the end
+    (``progress.finished``); keep it quick."""
 
     def __init__(
         self,
@@ -243,6 +252,8 @@ class MapRun:
             if inflight:
                 await asyncio.gather(*inflight, return_exceptions=True)
         self._finish(exhausted)
+        if self._on_progress is not None:
+            self._on_progress(self.progress)  # the end (progress.finished): a display's last state
         self.ended.set()
         return self.outcomes
 
@@ -300,16 +311,25 @@ class MapRun:
 def displayed(
     interaction: Interaction, server: str, tool: str, on_progress: Callable[[MapProgress], None] | None
 ) -> Callable[[MapProgress], None] | None:
-    """The caller's progress callback, plus the interaction's progress bar (the one a call
-    that reports progress gets: its Cancel, or Ctrl-C, cancels the map)."""
-    if not interaction.shows_progress:
-        return on_progress
-    show, bar = interaction.progress, f"{tool} (map)"
+    """The caller's progress callback, plus what the interaction shows: its progress bar
+    (the one a call that reports progress gets: its Cancel, or Ctrl-C, cancels the map), or
+    where it shows none, its ``map_text`` (text on stderr)."""
+    shown: Callable[[MapProgress], None] | None
+    if interaction.shows_progress:
+        show, bar = interaction.progress, f"{tool} (map)"
+
+        def shown(progress: MapProgress) -> None:
+            show(server, bar, progress.done, progress.total, progress.note())
+
+    else:
+        shown = interaction.map_text(server, tool)
+    if shown is None or on_progress is None:
+        return shown or on_progress
+    first, second = shown, on_progress
 
     def both(progress: MapProgress) -> None:
-        show(server, bar, progress.done, progress.total, progress.note())
-        if on_progress is not None:
-            on_progress(progress)
+        first(progress)
+        second(progress)
 
     return both
 
