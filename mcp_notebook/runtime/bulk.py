@@ -30,8 +30,10 @@ __all__ = [
     "MapRun",
     "OnError",
     "RowOutcome",
+    "check_explode",
     "check_options",
     "displayed",
+    "exploded",
     "first",
     "map_frame",
     "row_source",
@@ -44,7 +46,7 @@ STATUS_COLUMNS = ("is_error", "error", "elapsed_s")
 CANCELLED = "cancelled"
 
 
-def check_options(concurrency: Any, retries: Any, on_error: Any) -> None:
+def check_options(concurrency: Any, retries: Any, on_error: Any, explode: Any = None) -> None:
     """A map's options, checked before anything is asked or sent."""
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ArgumentError(f"map: concurrency must be a whole number of at least 1, not {concurrency!r}")
@@ -52,6 +54,18 @@ def check_options(concurrency: Any, retries: Any, on_error: Any) -> None:
         raise ArgumentError(f"map: retries must be a whole number of at least 0, not {retries!r}")
     if on_error not in ("record", "raise"):
         raise ArgumentError(f"map: on_error must be 'record' or 'raise', not {on_error!r}")
+    if explode is not None and (not isinstance(explode, str) or not explode):
+        raise ArgumentError(f"map: explode must name a field of the tool's structured result, not {explode!r}")
+
+
+def check_explode(tool: str, listing: JSON | None, explode: str | None) -> None:
+    """``explode`` names a field the tool's ``outputSchema`` declares (when it has one)."""
+    properties = ((listing or {}).get("outputSchema") or {}).get("properties")
+    if explode is not None and isinstance(properties, dict) and explode not in properties:
+        raise ArgumentError(
+            f"map over {tool!r}: explode={explode!r} is not a field of its structured result; "
+            f"its fields: {', '.join(map(str, properties)) or 'none'}"
+        )
 
 
 def row_source(
@@ -334,12 +348,15 @@ def displayed(
     return both
 
 
-def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None) -> Any:
+def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None, explode: str | None = None) -> Any:
     """The map's DataFrame, aligned to the input's index: a structured result's fields as
-    columns, else its ``text``; then ``is_error``, ``error``, ``elapsed_s``."""
+    columns (one named like a status column is kept as ``result_<name>``), else its
+    ``text``; then ``is_error``, ``error``, ``elapsed_s``. ``explode``: a field holding a
+    list gives a row per item (a record's keys as columns, named ``<field>.<key>`` where
+    they would clash), the input's index repeated; an empty list leaves one row."""
     import pandas as pd  # only here: the runtime imports no pandas at module level
 
-    outcomes = list(outcomes)
+    index: list[Any] = []
     records: list[JSON] = []
     needs_text = False
     for outcome in outcomes:
@@ -347,21 +364,47 @@ def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None) -> Any:
         record: JSON = {}
         if result is not None:
             if isinstance(result.structured, dict):
-                record.update({k: v for k, v in result.structured.items() if k not in STATUS_COLUMNS})
+                record.update({RENAMED.get(k) or k: v for k, v in result.structured.items()})
             else:
                 record["text"] = result.text
                 needs_text = True
-        record["is_error"] = outcome.is_error
         error = outcome.error
         if error is None and result is not None and result.is_error:
             error = result.text
-        record["error"] = error
-        record["elapsed_s"] = outcome.elapsed_s
-        records.append(record)
+        status = {"is_error": outcome.is_error, "error": error, "elapsed_s": outcome.elapsed_s}
+        rows = exploded(record, explode) if explode is not None else [record]
+        records.extend({**row, **status} for row in rows)
+        index.extend([outcome.index] * len(rows))
     fields = list(dict.fromkeys(k for r in records for k in r if k not in STATUS_COLUMNS and k != "text"))
     order = [*fields, *(["text"] if needs_text else []), *STATUS_COLUMNS]
-    index = pd.Index([o.index for o in outcomes], name=index_name)
-    return pd.DataFrame.from_records(records, columns=order, index=index)
+    return pd.DataFrame.from_records(records, columns=order, index=pd.Index(index, name=index_name))
+
+
+# A structured field named like a status column is kept, renamed.
+RENAMED: dict[str, str] = {name: f"result_{name}" for name in STATUS_COLUMNS}
+
+
+def exploded(record: JSON, field: str) -> list[JSON]:
+    """One row per item of ``record[field]`` when it is a non-empty list, in the field's place:
+    a dict item's keys as columns (``field.key`` where a key is another field's or a status
+    column's name), another item as the field's value. Else the record as it is."""
+    field = RENAMED.get(field, field)
+    items = record.get(field)
+    if not isinstance(items, list) or not items:
+        return [{k: v for k, v in record.items() if k != field}] if isinstance(items, list) else [record]
+    keys = list(record)
+    place = keys.index(field)
+    before = {k: record[k] for k in keys[:place]}
+    after = {k: record[k] for k in keys[place + 1 :]}
+    taken = {*before, *after, *STATUS_COLUMNS, "text"}
+    rows = []
+    for item in items:
+        if isinstance(item, dict):
+            columns = {(f"{field}.{k}" if k in taken else str(k)): v for k, v in item.items()}
+        else:
+            columns = {field: item}
+        rows.append({**before, **columns, **after})
+    return rows
 
 
 def first(source: Iterator[tuple[Any, JSON]], n: int) -> tuple[list[tuple[Any, JSON]], Iterator[tuple[Any, JSON]]]:
