@@ -62,4 +62,12 @@ def test_a_map_of_a_tool_that_asks_asks_once(kernel: Kernel, answer: str) -> Non
         assert "counts 152 124" in counts(kernel)  # no row was sent: nothing deleted
     else:
         assert "deleted 152 Adelie" in text and "deleted 68 Chinstrap" in text and "deleted 0 Gentoo" in text, text
-        assert text.count("deleted") == 5
+        assert text.count("deleted") == 5 and "FloatProgress" in text  # where a bar is seen, a bar
+
+
+def test_a_headless_run_prints_text_not_a_bar(kernel: Kernel) -> None:
+    """nbclient and papermill send no input() and connect no widget manager: a progress bar
+    would be saved as a widget's repr. A quick map shows nothing (a long one, a line on
+    stderr every few seconds at most: test_map_text.py)."""
+    outputs = kernel.run("out = %mcp map demo.query_penguins $rows limit=1\nprint(len(out))", allow_stdin=False)
+    assert [o["type"] for o in outputs] == ["stream"] and text_of(outputs).strip() == "5", outputs

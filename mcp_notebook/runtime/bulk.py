@@ -325,18 +325,16 @@ class MapRun:
 def displayed(
     interaction: Interaction, server: str, tool: str, on_progress: Callable[[MapProgress], None] | None
 ) -> Callable[[MapProgress], None] | None:
-    """The caller's progress callback, plus what the interaction shows: its progress bar
-    (the one a call that reports progress gets: its Cancel, or Ctrl-C, cancels the map), or
-    where it shows none, its ``map_text`` (text on stderr)."""
-    shown: Callable[[MapProgress], None] | None
-    if interaction.shows_progress:
+    """The caller's progress callback, plus what the interaction shows: its ``map_text``
+    (text on stderr where no bar is seen), else its progress bar (the one a call that
+    reports progress gets: its Cancel, or Ctrl-C, cancels the map)."""
+    shown = interaction.map_text(server, tool)
+    if shown is None and interaction.shows_progress:
         show, bar = interaction.progress, f"{tool} (map)"
 
         def shown(progress: MapProgress) -> None:
             show(server, bar, progress.done, progress.total, progress.note())
 
-    else:
-        shown = interaction.map_text(server, tool)
     if shown is None or on_progress is None:
         return shown or on_progress
     first, second = shown, on_progress

@@ -123,10 +123,11 @@ class Interaction:
         """A call's progress (called on the background loop; show it, quickly)."""
 
     def map_text(self, server: str, tool: str) -> Callable[[MapProgress], None] | None:
-        """A bulk map's progress where ``progress`` shows none (a ``MapProgress`` callback;
-        None shows nothing): text on stderr, redrawn in place on a terminal, else a line
-        every few seconds at most (textprogress.py)."""
-        return MapText(server, tool)
+        """A bulk map's progress as text (a ``MapProgress`` callback), or None: shown by
+        ``progress`` if it shows any, else not at all. By default, where ``progress`` shows
+        nothing: text on stderr, redrawn in place on a terminal, else a line every few
+        seconds at most (textprogress.py)."""
+        return None if self.shows_progress else MapText(server, tool)
 
     def show_urls(self, server: str, elicitations: list[dict[str, Any]], *, awaiting: bool = False) -> None:
         """Pages a server needs visited before a call can work (error -32042); ``awaiting``:
