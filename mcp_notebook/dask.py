@@ -53,6 +53,7 @@ def map_partitions(
     on_error: OnError = "record",
     columns: Mapping[str, str] | None = None,
     retry_unsafe: bool = False,
+    explode: str | None = None,
     **constants: Any,
 ) -> Any:
     """``Server.map(tool, partition, ...)`` for every partition of ``ddf``, on the workers:
@@ -69,7 +70,7 @@ def map_partitions(
 
     if not isinstance(config, ServerConfig):
         raise ArgumentError(f"map_partitions: config must be a ServerConfig, not {type(config).__name__}")
-    check_options(concurrency, retries, on_error)
+    check_options(concurrency, retries, on_error, explode)
     options: dict[str, Any] = dict(
         concurrency=concurrency,
         timeout=timeout,
@@ -77,6 +78,7 @@ def map_partitions(
         on_error=on_error,
         columns=dict(columns) if columns else None,
         retry_unsafe=retry_unsafe,
+        explode=explode,
         **constants,
     )
     policy = approval if approval is not None else ApprovalPolicy()
