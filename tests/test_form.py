@@ -5,6 +5,7 @@ with nested objects and lists); Run in a real kernel goes through the widgets' c
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,26 @@ from mcp_notebook.notebook.commands import Context
 from mcp_notebook.notebook.commands.form import template_form, tool_form
 from mcp_notebook.notebook.forms import ArrayNode, Form, JsonNode, ObjectNode, ScalarNode
 
+# A tool whose schema gives its bounds, counts, format and pattern as what they cannot be
+# (text, markup, objects): the form ignores them, and the server checks what it gets.
+ODD = {
+    "name": "odd",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "xs": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"a": {"type": "string", "minLength": "<i>1</i>"}}},
+                "minItems": "<b>2</b>",
+                "maxItems": {"x": 1},
+            },
+            "n": {"type": "integer", "minimum": "<img src=x onerror=alert(1)>", "maximum": 5, "exclusiveMinimum": True},
+            "s": {"type": "string", "format": {"x": 1}, "pattern": ["<script>"]},
+        },
+        "required": ["xs"],
+    },
+}
+
 
 @pytest.fixture(scope="module")
 def client(everything_cmd: tuple[str, list[str]]) -> Iterator[Client]:
@@ -29,6 +50,7 @@ def client(everything_cmd: tuple[str, list[str]]) -> Iterator[Client]:
     c.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
     c.add("everything", *everything_cmd)
     c.add("shapes", sys.executable, [str(SERVERS / "shapes.py")])
+    c.add("odd", sys.executable, [str(SERVERS / "colliding.py"), "odd", json.dumps(ODD)])
     yield c
     c.close()
 
@@ -136,6 +158,26 @@ def test_nested_objects_and_lists(ctx: Context) -> None:
     again = tool_form(ctx, "shapes.plan_trip")  # the nested values come back too
     assert field(again, "stops").rows[0][0].children[0].field.input.value == "Oslo"
     assert field(again, "traveller").children[0].field.input.value == "Ada"
+
+
+def html_of(widget: w.Widget) -> list[str]:
+    """Every HTML a widget tree shows."""
+    own = [widget.value] if isinstance(widget, w.HTML) else []
+    return own + [h for child in getattr(widget, "children", ()) for h in html_of(child)]
+
+
+def test_constraints_that_are_not_numbers_are_ignored(ctx: Context) -> None:
+    form = tool_form(ctx, "odd.odd", "r")
+    xs, n, s = field(form, "xs"), field(form, "n"), field(form, "s")
+    assert "at most 5" in n.field.help.value  # the bound that is a number still says so
+    xs.append(None).children[0].field.input.value = "q"
+    n.field.input.value = 3
+    s.field.input.value = "hi"
+    form.click()  # one item, though minItems says "2": Run calls the tool
+    assert ctx.namespace["r"].structured == {"arguments": {"xs": [{"a": "q"}], "n": 3, "s": "hi"}}
+    assert "done" in form.status.value
+    shown = "".join(html_of(form.widget))
+    assert not [x for x in ("<b>2", "<i>1", "<img", "<script") if x in shown], shown
 
 
 def test_template_form_reads(ctx: Context) -> None:

@@ -5,7 +5,10 @@ inspection of ``demo.tools.``; against server-everything, the demo server and th
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
+import json
+import pickle
 import re
 import sys
 import typing
@@ -14,12 +17,16 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
 import pytest
-from conftest import wait_for
+from conftest import SERVERS, wait_for
+from IPython.core import oinspect
+from IPython.core.interactiveshell import InteractiveShell
 from kernels import Kernel, text_of
 
 from mcp_notebook import Client, Handlers
 from mcp_notebook.core.naming import split_qualified_name
+from mcp_notebook.core.types import CallResult
 from mcp_notebook.errors import ArgumentError
+from mcp_notebook.runtime.functions import Tools
 
 SDK_MODERN = str(Path(__file__).resolve().parent / "servers" / "sdk_modern.py")
 
@@ -86,6 +93,8 @@ def check_function(server: Any, name: str, function: Any) -> None:
     for field in (tool.output_schema or {}).get("properties", {}):
         assert f"\n    {field} : " in doc, (name, field)  # under Returns
     assert inspect.signature(function.acall) == inspect.signature(function)
+    assert inspect.signature(function).return_annotation is CallResult
+    assert typing.get_type_hints(function)["return"] is CallResult
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +160,7 @@ def test_a_bad_argument_is_the_same_one_line_error_as_call_tool(everything: Any)
     def error(call: Any) -> str:
         with pytest.raises(ArgumentError) as info:
             call()
-        return str(info.value)
+        return str(info.value).split("; fix the argument or ")[0]  # what sends it anyway differs
 
     assert error(lambda: everything.tools.get_sum(2, "two")) == error(
         lambda: everything.call_tool("get-sum", {"a": 2, "b": "two"})
@@ -167,6 +176,26 @@ def test_a_bad_argument_is_the_same_one_line_error_as_call_tool(everything: Any)
     with pytest.raises(AttributeError, match="has no tool 'get_summ'; did you mean 'get_sum'"):
         everything.tools.get_summ  # noqa: B018
     assert everything.tools.echo("still usable").text.endswith("still usable")
+
+
+def test_a_missing_argument_says_what_sends_it_anyway(everything: Any) -> None:
+    """A function takes no validate=False (a tool may have a parameter of that name): its
+    message names what does send the arguments unchecked; call_tool's says validate=False."""
+    with pytest.raises(ArgumentError) as info:
+        everything.tools.echo()
+    message = str(info.value)
+    assert message == (
+        "tool 'echo': 'message' is required; fix the argument or call "
+        "server.call_tool('echo', {...}, validate=False) to send it anyway"
+    )
+    with pytest.raises(ArgumentError) as awaited:
+        asyncio.run(everything.tools.echo.acall())
+    assert str(awaited.value) == message
+    with pytest.raises(ArgumentError, match="or pass validate=False to send it anyway"):
+        everything.call_tool("echo", {})
+    assert everything.call_tool("get-sum", {"a": 1}, validate=False).is_error  # what it says works
+    # It pickles, as a Dask worker sends it back.
+    assert str(pickle.loads(pickle.dumps(info.value))) == message
 
 
 def test_acall_awaits_the_same_call(demo: Any) -> None:
@@ -193,6 +222,88 @@ def test_the_namespace_follows_list_changed(client: Client) -> None:
     assert wait_for(lambda: "grown" in dir(server.tools))
     assert server.tools.grown().text == "grown"
     assert inspect.signature(server.tools.grown).parameters == {}
+
+
+# Tool names a server may choose that clash with each other, with keywords, with what IPython
+# looks up on any object (_repr_html_, _ipython_display_, getdoc…) and with the namespace's own.
+CLASHING = ["a-b", "a_b", "class", "class_", "2x", "_functions", "_host", "_built", "__class__", "getdoc"]
+CLASHING += ["_repr_html_", "_ipython_display_", "_repr_mimebundle_", "_repr_markdown_", "x y", "x_y_2"]
+PARAMS = {
+    "name": "params",
+    "inputSchema": {
+        "type": "object",
+        "properties": {n: {"type": "integer"} for n in ("a-b", "a_b", "class", "_x", "2x")},
+        "required": ["a-b"],
+    },
+}
+NAMES = {  # Python name -> the server's: a Python name is kept, made ones are sorted first come
+    "a_b": "a_b",
+    "a_b_2": "a-b",
+    "class_": "class_",
+    "class__2": "class",
+    "tool_2x": "2x",
+    "tool_functions": "_functions",
+    "tool_host": "_host",
+    "tool_built": "_built",
+    "tool_class__": "__class__",
+    "getdoc_": "getdoc",
+    "tool_repr_html_": "_repr_html_",
+    "tool_ipython_display_": "_ipython_display_",
+    "tool_repr_mimebundle_": "_repr_mimebundle_",
+    "tool_repr_markdown_": "_repr_markdown_",
+    "x_y_2": "x_y_2",
+    "x_y": "x y",
+    "params": "params",
+}
+
+
+@pytest.mark.parametrize("order", ["listed", "reversed"])
+def test_clashing_names_do_not_depend_on_the_listing_order(client: Client, order: str) -> None:
+    names = [*CLASHING, json.dumps(PARAMS)]
+    server = client.add(
+        "clash", sys.executable, [str(SERVERS / "colliding.py"), "L", *names[:: 1 if order == "listed" else -1]]
+    )
+    assert {name: getattr(server.tools, name).tool_name for name in dir(server.tools)} == NAMES
+    for name, tool in NAMES.items():
+        if name != "params":
+            assert getattr(server.tools, name)().text == f"L:{tool}"
+    # Parameters the same way: a_b is the schema's a_b; a-b is a_b_2 (required: positional).
+    params = server.tools.params
+    assert list(inspect.signature(params).parameters) == ["a_b_2", "a_b", "class_", "_x", "_2x"]
+    sent = params(1, a_b=2, class_=3, _x=4, _2x=5).structured["arguments"]
+    assert sent == {"a-b": 1, "a_b": 2, "class": 3, "_x": 4, "2x": 5}
+    assert "a_b_2 (sent as 'a-b')" in params.__doc__ and "\na_b : int" in params.__doc__
+    # The namespace's own attributes are its own; names with "_" are never tools.
+    assert isinstance(server.tools._host, type(server)) and callable(server.tools._functions)
+    for attr in ("_repr_html_", "_ipython_display_", "__wrapped__", "_x"):
+        assert not hasattr(server.tools, attr)
+
+
+def test_displaying_the_namespace_calls_no_tool(client: Client) -> None:
+    """IPython looks up _repr_html_, _ipython_display_, _repr_mimebundle_… on what it shows,
+    and ``obj?`` calls ``obj.getdoc()``: none of them may reach a tool of those names."""
+    server = client.add("shown", sys.executable, [str(SERVERS / "colliding.py"), "L", *CLASHING])
+    assert len(dir(server.tools)) == len(CLASHING)  # the functions are made (as Tab completion does)
+    shell = InteractiveShell.instance()
+    data, metadata = shell.display_formatter.format(server.tools)
+    doc = oinspect.getdoc(server.tools)
+    shell.inspector.info(server.tools, "tools")
+    assert server.last_arguments == {}  # no call was sent
+    assert data == {"text/plain": "<tools of 'shown' 16 functions>"} and metadata == {}
+    assert doc == inspect.getdoc(Tools)
+    assert server.tools.tool_repr_html_().text == "L:_repr_html_"
+    assert server.last_arguments == {"_repr_html_": {}}
+
+
+def test_a_namespace_without_a_server_raises_attribute_error(demo: Any) -> None:
+    """Made without __init__ (as copy and pickle do), it has no slots: AttributeError, not
+    endless recursion through __getattr__."""
+    empty = Tools.__new__(Tools)
+    with pytest.raises(AttributeError):
+        empty.query_penguins  # noqa: B018
+    assert not hasattr(empty, "_repr_html_")
+    copied = copy.copy(demo.tools)
+    assert len(copied.query_penguins(limit=1).structured["rows"]) == 1
 
 
 @pytest.mark.parametrize("format", ["openai", "anthropic"])

@@ -3,6 +3,8 @@ control characters as escapes, and the data stays as the server sent it."""
 
 from __future__ import annotations
 
+import inspect
+import pydoc
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -69,6 +71,11 @@ def renderings(server: Server) -> dict[str, str]:
     out["resources"] = tables.resources_frame(server.list_resources()).to_string()
     out["templates"] = tables.templates_frame(server.list_resource_templates()).to_string()
     out["prompts"] = tables.prompts_frame(server.list_prompts()).to_string()
+    # A tool's function: its docstring (title, descriptions, choices, default, format, output
+    # schema) and signature, as help() and ? show them.
+    out["function doc"] = server.tools.text.__doc__
+    out["help"] = pydoc.render_doc(server.tools.text, renderer=pydoc.plaintext)
+    out["signature"] = str(inspect.signature(server.tools.text))
     return out
 
 
@@ -89,3 +96,11 @@ def test_the_data_stays_as_sent(hostile: Server) -> None:
     assert failed.value.message == evil("error") and failed.value.data == evil("data")
     assert hostile.get_tool("text").description == evil("text description")
     assert hostile.server_info["name"] == evil("server") and hostile.instructions == evil("instructions")
+
+
+def test_a_functions_docstring_shows_every_part_printable(hostile: Server) -> None:
+    doc = hostile.tools.text.__doc__
+    for part in ("text title", "text description", "count", "format", "said", "type"):
+        assert f"{part}:\\x1b[2J" in doc, part  # each part there, shown as escapes
+    assert "'choice:\\x1b[2J" in doc and "default 'default:\\x1b[2J" in doc
+    assert not CONTROL.findall(doc) and doc.count("\n") > 10  # lines kept

@@ -173,3 +173,12 @@ def test_magic_value_with_no_json_form_is_a_usage_error(ip: InteractiveShell) ->
     with pytest.raises(UsageError, match="not JSON serializable; nothing was sent"):
         run(ip, "%mcp call demo.query_penguins limit=$thing --no-validate")
     assert len(run(ip, "%mcp call demo.query_penguins limit=1").structured["rows"]) == 1
+
+
+def test_magic_validation_error_names_its_own_option(ip: InteractiveShell) -> None:
+    """A value the schema refuses: the message says what sends it anyway from a magic."""
+    message = "tool 'query_penguins': limit: 0 is less than the minimum of 1 (minimum); fix the argument or "
+    for cell in ("%mcp call demo.query_penguins limit=0", "%%mcp_call demo.query_penguins\ndict(limit=0)"):
+        with pytest.raises(UsageError) as info:
+            run(ip, cell)
+        assert str(info.value) == message + "add --no-validate to send it anyway"

@@ -35,12 +35,19 @@ _SCALARS = ("string", "integer", "number", "boolean")
 _ERROR = "<span style='color:#d33;font-size:0.85em'>{}</span>"
 _NEST = {"border_left": "2px solid #ddd", "padding": "0 0 0 8px", "margin": "2px 0 2px 6px", "width": "auto"}
 _BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
+# Constraints a field compares a value with: a number, or (as a broken schema may say) ignored.
+_NUMBERS = frozenset(
+    {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems"}
+)
+_TEXTS = ("format", "pattern")
 
 
 def resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
     """A property's schema as a field needs it: ``$ref`` into the root's ``$defs`` followed,
     and a nullable one (``anyOf: [X, {type: null}]``, ``type: [X, "null"]``) made X, with a
-    ``null`` default dropped (nothing given means left out)."""
+    ``null`` default dropped (nothing given means left out). A bound or count that is not a
+    number (``minItems: "2"``), or a format or pattern that is not text, is left out: the
+    field could not compare a value with it (the server checks what it gets anyway)."""
     if not isinstance(schema, dict):
         return {}
     seen = 0
@@ -66,8 +73,16 @@ def resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
         schema = {**schema, "type": real_kinds[0] if len(real_kinds) == 1 else None}
     if "default" in schema and schema["default"] is None:
         schema = {k: v for k, v in schema.items() if k != "default"}
+    odd = [k for k in _NUMBERS if k in schema and not _number(schema[k])]
+    odd += [k for k in _TEXTS if k in schema and not isinstance(schema[k], str)]
+    if odd:
+        schema = {k: v for k, v in schema.items() if k not in odd}
     resolved: dict[str, Any] = schema
     return resolved
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def constraints(schema: dict[str, Any]) -> str:
@@ -279,9 +294,9 @@ class ArrayNode(Node):
         self.error.value = ""
         s = self.schema
         if ok and "minItems" in s and len(values) < s["minItems"]:
-            self.error.value, ok = _ERROR.format(f"at least {s['minItems']} items"), False
+            self.error.value, ok = _ERROR.format(escape(f"at least {s['minItems']} items")), False
         if ok and "maxItems" in s and len(values) > s["maxItems"]:
-            self.error.value, ok = _ERROR.format(f"at most {s['maxItems']} items"), False
+            self.error.value, ok = _ERROR.format(escape(f"at most {s['maxItems']} items")), False
         if not self.rows and not self.required:
             return OMIT, ok
         return values, ok

@@ -13,15 +13,15 @@ next attribute access lists the tools again and the functions are made anew.
 from __future__ import annotations
 
 import difflib
-import inspect
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from ..core.text import printable
 from ..core.types import CallResult, Tool
-from .schemas import docstring, parameters, python_name
+from ..core.validation import InvalidArguments
+from .schemas import docstring, parameters, python_names
 
-__all__ = ["ToolFunction", "Tools", "make_function"]
+__all__ = ["RESERVED", "ToolFunction", "Tools", "make_function"]
 
 JSON = dict[str, Any]
 ToolFunction = Callable[..., CallResult]
@@ -53,22 +53,32 @@ def make_function(host: Host, tool: Tool, python: str) -> ToolFunction:
     bind, name = params.arguments, tool.name
     call_tool, acall_tool = host.call_tool, host.acall_tool
 
+    # Validation's "pass validate=False" means call_tool's keyword, which a function has not
+    # got (a tool's own parameter may have that name): say what does send them unchecked.
+    unchecked = f"call server.call_tool({name!r}, {{...}}, validate=False)"
+
     def function(*args: Any, **kwargs: Any) -> CallResult:
-        return call_tool(name, bind(args, kwargs))
+        try:
+            return call_tool(name, bind(args, kwargs))
+        except InvalidArguments as e:
+            raise e.unchecked_by(unchecked) from None
 
-    def acall(*args: Any, **kwargs: Any) -> Coroutine[Any, Any, CallResult]:
-        # Returns the operation's coroutine (as Server.acall_tool does): one frame fewer.
-        return acall_tool(name, bind(args, kwargs))
+    async def acall(*args: Any, **kwargs: Any) -> CallResult:
+        try:
+            return await acall_tool(name, bind(args, kwargs))
+        except InvalidArguments as e:
+            raise e.unchecked_by(unchecked) from None
 
-    if hasattr(inspect, "markcoroutinefunction"):  # Python >= 3.12
-        inspect.markcoroutinefunction(acall)
     doc = docstring(tool, params, host.name)
+    annotations = {p.name: p.annotation for p in params.signature.parameters.values() if p.annotation is not p.empty}
+    annotations["return"] = CallResult
     each: tuple[tuple[Any, str], ...] = ((function, python), (acall, f"{python}.acall"))
     for fn, fn_name in each:
         fn.__name__ = python if fn is function else "acall"
         fn.__qualname__ = f"tools.{fn_name}"
         fn.__doc__ = doc
         fn.__signature__ = params.signature
+        fn.__annotations__ = annotations
         fn.tool_name = name  # the server's name for it
         fn.server_name = host.name
         fn.tool = tool
@@ -78,9 +88,12 @@ def make_function(host: Host, tool: Tool, python: str) -> ToolFunction:
 
 class Tools:
     """The tools of one server as Python functions: ``server.tools.NAME(...)`` calls tool
-    NAME (``-`` and other characters a Python name cannot hold become ``_``; the function's
-    ``tool_name`` is the server's name); ``await server.tools.NAME.acall(...)`` awaits it.
-    ``dir()``, tab completion, ``help()`` and ``?`` show them."""
+    NAME; ``await server.tools.NAME.acall(...)`` awaits it. A tool's name that is a Python
+    name is kept; others are made one (``get-sum`` -> ``get_sum``, ``class`` -> ``class_``,
+    ``_x`` -> ``tool_x``; see ``schemas.python_names``): no function's name starts with
+    ``_``, so what IPython probes for (``_repr_html_``, ``_ipython_display_``…) is never a
+    tool. The function's ``tool_name`` is the server's name. ``dir()``, tab completion,
+    ``help()`` and ``?`` show them."""
 
     __slots__ = ("_built", "_host")
 
@@ -102,17 +115,18 @@ class Tools:
             return functions
         tools = host.list_tools()
         raws = host.connection.cached("tools")
-        functions = {}
-        for tool in tools:
-            python = python_name(tool.name, functions)
-            functions[python] = make_function(host, tool, python)
+        names = python_names((tool.name for tool in tools), prefix="tool_", reserved=RESERVED)
+        functions = {names[tool.name]: make_function(host, tool, names[tool.name]) for tool in tools}
         self._built = (raws, functions)
         return functions
 
     def __getattr__(self, attr: str) -> ToolFunction:
-        # IPython and others probe for _repr_html_, __wrapped__ and the like: those names
-        # look only at the functions already made, never list the tools.
-        functions = self._built[1] if attr.startswith("_") else self._functions()
+        # Only names no lookup found come here. One starting with "_" is never a tool: IPython
+        # and others probe for _repr_html_, __wrapped__ and the like (without listing the
+        # tools), and copy or pickle ask for the slots before they are set.
+        if attr.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        functions = self._functions()
         function = functions.get(attr)
         if function is None:
             close = difflib.get_close_matches(attr, list(functions), n=3)
@@ -125,3 +139,8 @@ class Tools:
             return sorted(self._functions())
         except Exception:  # completion must not fail because the server is down
             return sorted(self._built[1])
+
+
+# Names a tool's function cannot have: the namespace's own (were it to get public ones) and
+# those IPython calls on any object it inspects (``obj?`` calls ``obj.getdoc()``).
+RESERVED = frozenset(a for a in dir(Tools) if not a.startswith("_")) | {"getdoc"}

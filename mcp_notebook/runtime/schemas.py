@@ -10,18 +10,19 @@ from __future__ import annotations
 import inspect
 import keyword
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from types import GenericAlias
 from typing import Any, Literal, Union, get_args, get_origin
 
-from ..core.types import Tool
+from ..core.text import printable
+from ..core.types import CallResult, Tool
 from ..errors import ArgumentError
 
-__all__ = ["FORMATS", "Parameters", "annotation", "docstring", "parameters", "python_name", "readable", "tool_schema"]
+__all__ = ["FORMATS", "Parameters", "annotation", "docstring", "parameters", "python_names", "readable", "tool_schema"]
 
 JSON = dict[str, Any]
 FORMATS = ("openai", "anthropic")
-_UNSAFE = re.compile(r"\W|^(?=\d)", re.ASCII)
+_UNSAFE = re.compile(r"\W", re.ASCII)
 _SIMPLE: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
 # Constraint keywords worth a mention in the docstring, as they read.
 _CONSTRAINTS = (
@@ -44,18 +45,44 @@ _HINTS = (
 )
 
 
-def python_name(name: str, taken: Iterable[str] = ()) -> str:
-    """``name`` as a Python identifier (``get-sum`` -> ``get_sum``, ``from`` -> ``from_``,
-    ``2x`` -> ``_2x``), with ``_2``, ``_3``… added when an earlier name already took it."""
-    safe = _UNSAFE.sub("_", name) or "_"
-    if keyword.iskeyword(safe) or safe.startswith("__"):
-        safe = f"{safe}_" if not safe.startswith("__") else f"x{safe}"
-    taken = set(taken)
-    candidate, n = safe, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{safe}_{n}"
-    return candidate
+def python_names(names: Iterable[str], *, prefix: str = "", reserved: Collection[str] = ()) -> dict[str, str]:
+    """Each of ``names`` as a Python name, the same whatever order they come in. A name that
+    already is one (ASCII, not a keyword, not ``reserved``; with a ``prefix``, not starting
+    with ``_``) keeps it. The others are made one: characters a name cannot hold become ``_``
+    (``get-sum`` -> ``get_sum``); a keyword or reserved name gets a trailing ``_`` (``class``
+    -> ``class_``); with a ``prefix``, one starting with ``_`` or a digit gets it instead of
+    its leading ``_`` (``_repr_html_`` -> ``tool_repr_html_``), else a digit gets ``_``. A
+    made name that is taken gets ``_2``, ``_3``…, in the sorted order of the server's names."""
+    unique = [n for n in dict.fromkeys(names) if isinstance(n, str)]
+    out = {n: n for n in unique if _plain(n, prefix, reserved)}
+    taken = set(out.values()) | set(reserved)
+    for name in sorted(n for n in unique if n not in out):
+        safe = _UNSAFE.sub("_", name)
+        if prefix and (not safe or safe[0] == "_" or safe[0].isdigit()):
+            safe = prefix + safe.lstrip("_")
+        elif not safe or safe[0].isdigit():
+            safe = f"_{safe}"
+        if keyword.iskeyword(safe) or safe in reserved:
+            safe = f"{safe}_"
+        candidate, n = safe, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{safe}_{n}"
+        taken.add(candidate)
+        out[name] = candidate
+    return out
+
+
+def _plain(name: str, prefix: str, reserved: Collection[str]) -> bool:
+    """Whether ``name`` is a Python name as it is (non-ASCII letters aside: they can look like
+    others, and Python reads a name through NFKC, so some could not be typed back)."""
+    return (
+        name.isascii()
+        and name.isidentifier()
+        and not keyword.iskeyword(name)
+        and name not in reserved
+        and not (prefix and name.startswith("_"))
+    )
 
 
 def annotation(schema: Any) -> Any:
@@ -165,43 +192,29 @@ def parameters(tool: Tool) -> Parameters:
     props = schema.get("properties")
     props = props if isinstance(props, dict) else {}
     required = schema.get("required")
-    required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
-    order = [r for r in required if r in props] + [p for p in props if p not in required]
-    taken: set[str] = set()
+    required = list(dict.fromkeys(r for r in required if isinstance(r, str))) if isinstance(required, list) else []
+    # Required ones (the schema may not describe them all: still asked for), then the rest.
+    order = required + [p for p in props if isinstance(p, str) and p not in required]
+    names = python_names(order)
     params: list[inspect.Parameter] = []
     original: dict[str, str] = {}
     omit: set[str] = set()
     for name in order:
-        if not isinstance(name, str):
-            continue
-        safe = python_name(name, taken)
-        taken.add(safe)
+        safe = names[name]
         if safe != name:
             original[safe] = name
-        prop = props[name]
-        hint = annotation(prop)
+        prop = props.get(name)
+        hint = annotation(prop) if name in props else inspect.Parameter.empty
         if name in required:
             params.append(inspect.Parameter(safe, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=hint))
             continue
         has_default = isinstance(prop, dict) and "default" in prop
-        default = prop["default"] if has_default else None
+        default = prop["default"] if isinstance(prop, dict) and has_default else None
         if not has_default and not _nullable(prop):
             omit.add(name)
             hint = hint | None if hint is not Any else Any
         params.append(inspect.Parameter(safe, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint))
-    # Required names the schema does not describe: still positional (it asks for them).
-    for name in required:
-        if name not in props:
-            safe = python_name(name, taken)
-            taken.add(safe)
-            if safe != name:
-                original[safe] = name
-            params.insert(
-                sum(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params),
-                inspect.Parameter(safe, inspect.Parameter.POSITIONAL_OR_KEYWORD),
-            )
-    return_hint = "CallResult"
-    signature = inspect.Signature(params, return_annotation=return_hint)
+    signature = inspect.Signature(params, return_annotation=CallResult)
     extra = schema.get("additionalProperties")
     known = None if extra is True or isinstance(extra, dict) else frozenset(props) | frozenset(required)
     return Parameters(tool.name, signature, original, frozenset(omit), known)
@@ -239,7 +252,7 @@ def _constraints(prop: JSON) -> str:
 
 def docstring(tool: Tool, params: Parameters, server: str) -> str:
     """Title, description, each parameter (its description and constraints), the tool's
-    annotations and its output schema: what ``help()`` and ``?`` show."""
+    annotations and its output schema: what ``help()`` and ``?`` show (printable)."""
     lines: list[str] = []
     head = tool.title or tool.name
     lines.append(f"{head} (tool {tool.name!r} of server {server!r})")
@@ -278,7 +291,8 @@ def docstring(tool: Tool, params: Parameters, server: str) -> str:
     else:
         lines += ["", "Returns", "-------", "CallResult (.text, .structured, .is_error, .to_frame())"]
     lines += ["", "Awaitable twin: await <this function>.acall(...)."]
-    return "\n".join(lines)
+    # All of it but the layout is the server's text, read on a terminal by help() and ?.
+    return printable("\n".join(lines))
 
 
 def tool_schema(tool: Tool, format: str) -> JSON:

@@ -1,10 +1,12 @@
 """A stdio MCP server whose tools have exactly the names it is given, to collide with
-another server's qualified names.
+another server's qualified names (or with the names Python and IPython use).
 
     python tests/servers/colliding.py LABEL TOOL [TOOL...]
 
-Each tool answers "LABEL:TOOL", so a test sees which server a call reached. A plain
-JSON-RPC loop: it starts fast and does exactly this.
+A TOOL starting with ``{`` is a whole tool definition in JSON (its own inputSchema, even a
+broken one). Each tool answers "LABEL:TOOL", so a test sees which server a call reached,
+and the arguments it got as its structured result. A plain JSON-RPC loop: it starts fast
+and does exactly this.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ def send(message: dict) -> None:
 
 
 def serve(label: str, names: list[str]) -> None:
-    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in names]
+    tools = [
+        json.loads(name) if name.startswith("{") else {"name": name, "inputSchema": {"type": "object"}}
+        for name in names
+    ]
     for line in sys.stdin:
         msg = json.loads(line)
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
@@ -30,6 +35,8 @@ def serve(label: str, names: list[str]) -> None:
             result = {"tools": tools}
         elif method == "tools/call":
             result = {"content": [{"type": "text", "text": f"{label}:{params.get('name')}"}]}
+            if params.get("arguments"):
+                result["structuredContent"] = {"arguments": params["arguments"]}
         elif method == "ping":
             result = {}
         elif rid is not None:

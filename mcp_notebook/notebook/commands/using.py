@@ -10,6 +10,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...core.types import Status
+from ...core.validation import InvalidArguments
 from ...runtime.client import root_entry
 from ..parsing import Parser, body_arguments, key_values, split, target
 from ..steps import Taker
@@ -90,9 +91,17 @@ def _call(ctx: Context, server_name: str, tool: str, arguments: dict[str, Any], 
     if opts.task:
         kwargs["task"] = True
     server = server_named(ctx, server_name)
-    return Deferred(
+    deferred = Deferred(
         lambda: server.call_tool(tool, arguments, **kwargs), lambda: server.acall_tool(tool, arguments, **kwargs)
     )
+
+    async def checked(taker: Taker) -> Any:
+        try:
+            return await taker.take(deferred)
+        except InvalidArguments as e:  # validation says "pass validate=False": here it is an option
+            raise e.unchecked_by("add --no-validate") from None
+
+    return Deferred.of(checked)
 
 
 def _tool_schema(ctx: Context, server_name: str, tool: str) -> dict[str, Any] | None:
