@@ -102,6 +102,14 @@ def cancelled_map(kernel: Kernel, stop: str) -> tuple[str, list[str]]:
     return text_of(shown + kernel.outputs(cell)), waiting
 
 
+def bar_end(kernel: Kernel) -> tuple[float, float, str]:
+    """The map's progress bar as it was left: its value, its maximum, its label."""
+    bars = [s for s in kernel.widgets.values() if s.get("_model_name") == "FloatProgressModel"]
+    labels = [str(s["value"]) for s in kernel.widgets.values() if "faulty.wait (map)" in str(s.get("value", ""))]
+    assert len(bars) == 1 and len(labels) == 1, (bars, labels)
+    return bars[0]["value"], bars[0]["max"], labels[0]
+
+
 def told_the_server(kernel: Kernel, ids: list[str]) -> str:
     """What the server wrote to stderr once it saw ``notifications/cancelled`` for each of ``ids``."""
     wanted = [f"cancelled {rid} (" for rid in ids]
@@ -121,8 +129,7 @@ PARTIAL = "texts ['a', 'b'] errors ['ok', 'ok', 'cancelled', 'cancelled', 'cance
 def test_cancel_on_the_progress_bar_returns_the_rows_done(kernel: Kernel) -> None:
     text, waiting = cancelled_map(kernel, "Cancel")
     assert PARTIAL in text and "Traceback" not in text, text  # the cell ends with the partial frame
-    bars = [s for s in kernel.widgets.values() if s.get("_model_name") == "FloatProgressModel"]
-    assert len(bars) == 1 and bars[0]["max"] == 6, bars  # done/total
+    assert bar_end(kernel) == (2, 6, "<code>faulty.wait (map)</code> cancelled")  # not "done"
     assert len(waiting) == 2 and told_the_server(kernel, waiting).strip() == "told"
 
 
@@ -130,4 +137,5 @@ def test_cancel_on_the_progress_bar_returns_the_rows_done(kernel: Kernel) -> Non
 def test_an_interrupt_returns_the_rows_done(kernel: Kernel) -> None:
     text, waiting = cancelled_map(kernel, "interrupt")
     assert PARTIAL in text and "Traceback" not in text, text
+    assert bar_end(kernel) == (2, 6, "<code>faulty.wait (map)</code> interrupted")
     assert len(waiting) == 2 and told_the_server(kernel, waiting).strip() == "told"
