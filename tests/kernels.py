@@ -107,6 +107,24 @@ class Kernel:
             if kind in ("stream", "display_data", "execute_result", "error"):
                 out.append({"type": kind, **msg["content"]})
 
+    def outputs_while_running(self, msg_id: str, condition: Any, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
+        """A running cell's outputs so far, once ``condition(text_of(them))`` holds (what
+        comes after: ``outputs``). A cell that ends first fails."""
+        out: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while not condition(text_of(out)):
+            msg = self._next(deadline)
+            self._record(msg)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "status" and msg["content"]["execution_state"] == "idle":
+                self._reply(msg_id, deadline)
+                raise AssertionError(f"the cell ended first: {text_of(out)}")
+            if kind in ("stream", "display_data", "execute_result", "error"):
+                out.append({"type": kind, **msg["content"]})
+        return out
+
     def run(self, code: str, allow_stdin: bool = True) -> list[dict[str, Any]]:
         return self.outputs(self.start(code, allow_stdin))
 

@@ -1,10 +1,14 @@
-"""``%mcp map`` of a tool that asks first, in real kernels (ipykernel 7.4, where the magic
-is awaited so that the card's clicks reach the cell, and 6.31, where the blocked cell polls
-for them): ONE approval card for the whole map, naming the tool, the row count and the
-first rows' arguments; Approve runs every row, Deny sends none."""
+"""``%mcp map`` in real kernels (ipykernel 7.4, where the magic is awaited so that clicks
+reach the cell, and 6.31, where the blocked cell polls for them): a tool that asks first
+gets ONE approval card for the whole map, naming the tool, the row count and the first
+rows' arguments; Approve runs every row, Deny sends none. The progress bar's Cancel, or an
+interrupt, ends the cell with the rows done, the rest marked cancelled, and the server is
+told about the calls in flight."""
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from collections.abc import Iterator
 
@@ -13,6 +17,10 @@ from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
 
 KERNELS = [k for k in kernel_names() if ipykernel_version(k) in ((7, 4), (6, 31))]
 ROWS = "rows = [{'species': s} for s in ['Adelie', 'Gentoo', 'Chinstrap', 'Adelie', 'Gentoo']]"
+FAULTY = os.path.join(os.path.dirname(__file__), "servers", "faulty.py")
+# faulty.wait answers the first two rows; the others wait until cancelled (2 at a time: 2 in
+# flight, 2 never sent).
+WAITS = "waits = [{'answer': 'a'}, {'answer': 'b'}] + [{}] * 4"
 
 
 @pytest.fixture(scope="module", params=KERNELS)
@@ -20,8 +28,11 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     name = request.param
     k = Kernel(name, cwd=str(tmp_path_factory.mktemp("map-kernel")), extra_env=kernel_env(name))
     try:
-        text = text_of(k.run(f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n{ROWS}"))
-        assert "✓ demo" in text, text
+        text = text_of(k.run(
+            f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n{ROWS}\n"
+            f"%mcp add faulty -- {sys.executable} {FAULTY} ok\nfaulty = %mcp use faulty\n{WAITS}"
+        ))  # fmt: skip
+        assert "✓ demo" in text and "✓ faulty" in text, text
         yield k
     finally:
         k.close()
@@ -71,3 +82,60 @@ def test_a_headless_run_prints_text_not_a_bar(kernel: Kernel) -> None:
     stderr every few seconds at most: test_map_text.py)."""
     outputs = kernel.run("out = %mcp map demo.query_penguins $rows limit=1\nprint(len(out))", allow_stdin=False)
     assert [o["type"] for o in outputs] == ["stream"] and text_of(outputs).strip() == "5", outputs
+
+
+def cancelled_map(kernel: Kernel, stop: str) -> tuple[str, list[str]]:
+    """Run a map of faulty.wait; once two rows wait on the server, ``stop`` it ("Cancel":
+    the progress bar's button; "interrupt": the kernel's). What the cell showed, and the ids
+    of the requests that were waiting."""
+    kernel.forget_widgets()
+    cell = kernel.start(
+        "out = %mcp map faulty.wait $waits --concurrency 2\n"
+        "print('texts', out['text'].tolist()[:2], 'errors', out['error'].fillna('ok').tolist())"
+    )
+    shown = kernel.outputs_while_running(cell, lambda text: text.count("until cancelled") == 2)
+    waiting = re.findall(r"waiting on request (\S+) until cancelled", text_of(shown))
+    if stop == "Cancel":
+        kernel.click("Cancel")
+    else:
+        kernel.km.interrupt_kernel()
+    return text_of(shown + kernel.outputs(cell)), waiting
+
+
+def bar_end(kernel: Kernel) -> tuple[float, float, str]:
+    """The map's progress bar as it was left: its value, its maximum, its label."""
+    bars = [s for s in kernel.widgets.values() if s.get("_model_name") == "FloatProgressModel"]
+    labels = [str(s["value"]) for s in kernel.widgets.values() if "faulty.wait (map)" in str(s.get("value", ""))]
+    assert len(bars) == 1 and len(labels) == 1, (bars, labels)
+    return bars[0]["value"], bars[0]["max"], labels[0]
+
+
+def told_the_server(kernel: Kernel, ids: list[str]) -> str:
+    """What the server wrote to stderr once it saw ``notifications/cancelled`` for each of ``ids``."""
+    wanted = [f"cancelled {rid} (" for rid in ids]
+    return text_of(kernel.run(
+        "import time\n"
+        f"wanted = {wanted!r}\n"
+        "deadline = time.monotonic() + 20\n"
+        "while not all(w in faulty.stderr for w in wanted) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.02)\n"
+        "print('told' if all(w in faulty.stderr for w in wanted) else faulty.stderr)"
+    ))  # fmt: skip
+
+
+PARTIAL = "texts ['a', 'b'] errors ['ok', 'ok', 'cancelled', 'cancelled', 'cancelled', 'cancelled']"
+
+
+def test_cancel_on_the_progress_bar_returns_the_rows_done(kernel: Kernel) -> None:
+    text, waiting = cancelled_map(kernel, "Cancel")
+    assert PARTIAL in text and "Traceback" not in text, text  # the cell ends with the partial frame
+    assert bar_end(kernel) == (2, 6, "<code>faulty.wait (map)</code> cancelled")  # not "done"
+    assert len(waiting) == 2 and told_the_server(kernel, waiting).strip() == "told"
+
+
+@pytest.mark.parametrize("kernel", [k for k in KERNELS if ipykernel_version(k) >= (7, 0)], indirect=True)
+def test_an_interrupt_returns_the_rows_done(kernel: Kernel) -> None:
+    text, waiting = cancelled_map(kernel, "interrupt")
+    assert PARTIAL in text and "Traceback" not in text, text
+    assert bar_end(kernel) == (2, 6, "<code>faulty.wait (map)</code> interrupted")
+    assert len(waiting) == 2 and told_the_server(kernel, waiting).strip() == "told"

@@ -74,6 +74,7 @@ class Waiter:
         self.shown_at = -PROGRESS_EVERY  # when the cell last updated the bars (time.monotonic)
         self.logs_posted = 0
         self.logs_held = 0  # log messages past the cell's limit: counted, not printed
+        self.ending: str | None = None  # what the bars say at the end, when not "done"
 
     # -- posted from the background loop ------------------------------------------------
 
@@ -132,7 +133,7 @@ class Waiter:
                 # Held while the bar is built and shown: an interrupt then (its Cancel button
                 # may already show) would leave a bar that is not known, so never closed.
                 with sigint_held() as interrupted:
-                    card = self.progress[(server, tool)] = ProgressCard(server, tool, lambda: self.cancel())
+                    card = self.progress[(server, tool)] = ProgressCard(server, tool, self.cancel_from_bar)
                     display(card.widget)
                 if interrupted():
                     raise KeyboardInterrupt
@@ -149,9 +150,17 @@ class Waiter:
         for line in lines:
             line.redraw()
 
+    def cancel_from_bar(self) -> None:
+        """A bar's Cancel: the call is cancelled, and its bars end saying so."""
+        self.ending = "cancelled"
+        self.cancel()
+
     def close_bars(self, note: str) -> None:
+        """Close the bars; the first ending stays (an interrupted or cancelled call's bars
+        do not end saying done)."""
+        self.ending = self.ending or note
         for card in self.progress.values():
-            card.finish(note)
+            card.finish(self.ending)
 
     def finish(self) -> None:
         """The call is over: the bars' last states, and how many log lines were not shown."""

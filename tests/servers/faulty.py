@@ -5,7 +5,8 @@
 Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversize, hang,
 silent-before-init (answers no request before initialize, e.g. a server/discover probe),
 and version=YYYY-MM-DD (answers initialize with that protocol version).
-Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
+Tool `wait` answers with its `answer` argument, or without one waits until cancelled (a
+log message says so). Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
 """
 
@@ -18,6 +19,7 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 TOOLS = [
     {"name": "echo", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}},
     {"name": "hang", "inputSchema": {"type": "object"}},
+    {"name": "wait", "inputSchema": {"type": "object", "properties": {"answer": {"type": "string"}}}},
     {"name": "big", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
     {"name": "big_tail", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
     {"name": "die", "inputSchema": {"type": "object"}},
@@ -99,6 +101,12 @@ def main() -> None:
             name = params.get("name")
             if name == "echo":
                 result(rid, {"content": [{"type": "text", "text": params["arguments"].get("message", "")}]})
+            elif name == "wait" and "answer" in params.get("arguments", {}):
+                result(rid, {"content": [{"type": "text", "text": params["arguments"]["answer"]}]})
+            elif name == "wait":  # no answer: until cancelled, saying so (a cell shows log messages)
+                log(f"hanging on request {rid}")
+                message = {"level": "info", "data": f"waiting on request {rid} until cancelled"}
+                send({"jsonrpc": "2.0", "method": "notifications/message", "params": message})
             elif name == "hang" or (MODE == "hang" and name != "echo"):
                 log(f"hanging on request {rid}")
             elif name == "die" or MODE == "exit-mid-call":
