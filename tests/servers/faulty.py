@@ -5,7 +5,8 @@
 Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversize, hang,
 silent-before-init (answers no request before initialize, e.g. a server/discover probe),
 and version=YYYY-MM-DD (answers initialize with that protocol version).
-Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
+Every mode serves `echo` normally unless the mode breaks the handshake; `hang` never
+answers (but at once, with a JSON-RPC error, when given `fail`). It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
 """
 
@@ -99,6 +100,9 @@ def main() -> None:
             name = params.get("name")
             if name == "echo":
                 result(rid, {"content": [{"type": "text", "text": params["arguments"].get("message", "")}]})
+            elif name == "hang" and params.get("arguments", {}).get("fail"):  # a row that fails at once
+                error = {"code": -32000, "message": str(params["arguments"]["fail"])}
+                send({"jsonrpc": "2.0", "id": rid, "error": error})
             elif name == "hang" or (MODE == "hang" and name != "echo"):
                 log(f"hanging on request {rid}")
             elif name == "die" or MODE == "exit-mid-call":
