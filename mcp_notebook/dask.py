@@ -25,18 +25,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from .core.approval import ApprovalPolicy
+from .core.backoff import Backoff
 from .core.config import ServerConfig
 from .core.types import Status
 from .errors import ArgumentError
-from .runtime.bulk import OnError, check_options
+from .runtime.bulk import OnError, check_options, every_row
 from .runtime.client import Client
 from .runtime.handle import Server
 from .runtime.interaction import Interaction
 
 __all__ = ["WorkerInteraction", "connections", "map_partitions", "run_partition", "worker_server"]
 
-_lock = threading.Lock()  # a worker runs partitions on several threads: one connection each
+_lock = threading.Lock()  # guards the tables below (a worker runs partitions on several threads)
 _servers: dict[str, Server] = {}
+_connecting: dict[str, threading.Lock] = {}  # per key: a slow connect holds up only its own config
 _opened: Counter[str] = Counter()
 
 
@@ -44,6 +46,7 @@ def map_partitions(
     ddf: Any,
     config: ServerConfig,
     tool: str,
+    /,
     *,
     meta: Any = None,
     approval: ApprovalPolicy | None = None,
@@ -54,11 +57,14 @@ def map_partitions(
     columns: Mapping[str, str] | None = None,
     retry_unsafe: bool = False,
     explode: str | None = None,
-    **constants: Any,
+    constants: Mapping[str, Any] | None = None,
+    backoff: Backoff | None = None,
+    **arguments: Any,
 ) -> Any:
     """``Server.map(tool, partition, ...)`` for every partition of ``ddf``, on the workers:
     a Dask DataFrame with the index of ``ddf`` and the columns of a map's frame (nothing runs
-    until it is computed). The options are ``Server.map``'s; ``concurrency`` is per partition.
+    until it is computed). The options are ``Server.map``'s (``constants={...}`` and the other
+    keywords go with every row); ``concurrency`` is per partition.
 
     ``config`` (picklable) says how each worker connects; ``approval`` is the policy applied
     on the workers (default: ``ApprovalPolicy()``), headless: a tool it asks about is denied.
@@ -79,7 +85,8 @@ def map_partitions(
         columns=dict(columns) if columns else None,
         retry_unsafe=retry_unsafe,
         explode=explode,
-        **constants,
+        constants=every_row(tool, constants, arguments),  # one dict: any parameter name passes
+        backoff=backoff,
     )
     policy = approval if approval is not None else ApprovalPolicy()
     if meta is None:
@@ -122,10 +129,13 @@ def worker_server(config: ServerConfig, approval: ApprovalPolicy) -> Server:
         if server is None:
             client = Client(approval=approval, interaction=WorkerInteraction())
             server = _servers[key] = client.add_config(config, connect=False)
+        connecting = _connecting.setdefault(key, threading.Lock())
+    with connecting:  # one connect per key; partitions for other configs go on meanwhile
         if server.status is not Status.CONNECTED:
-            _opened[config.name] += 1
+            with _lock:
+                _opened[config.name] += 1
             server.restart()
-        return server
+    return server
 
 
 class WorkerInteraction(Interaction):

@@ -9,6 +9,7 @@
     ├── NotConnected         the server is not connected (failed, closed, connecting)
     ├── ToolDenied           a person (or the approval policy) said no; nothing was sent
     ├── TransportError       the connection itself failed
+    │   ├── NotSent          the server could not be reached (refused, no such host): nothing was sent
     │   ├── StartupError     the server could not be started or did not initialize
     │   ├── ServerExited     the server process exited
     │   └── SessionExpired   a remote server ended the session (reads reconnect on their own)
@@ -43,6 +44,7 @@ __all__ = [
     "NotConnected",
     "ToolDenied",
     "TransportError",
+    "NotSent",
     "StartupError",
     "ServerExited",
     "SessionExpired",
@@ -102,6 +104,11 @@ class TransportError(MCPError):
     pass
 
 
+class NotSent(TransportError):
+    """The connection could not be made (refused, a name that does not resolve, a failed
+    TLS handshake): the request never left, so sending it again is safe."""
+
+
 class StartupError(TransportError):
     pass
 
@@ -145,12 +152,21 @@ class RequestCancelled(MCPError):
 class RPCError(MCPError):
     """A JSON-RPC error object from the server: ``code``, ``message`` and ``data``."""
 
-    def __init__(self, code: int, message: str, data: Any = None, *, http_status: int | None = None) -> None:
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        http_status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(f"{message} (code {code})")
         self.code = code
         self.message = message
         self.data = data
         self.http_status = http_status  # the HTTP status it came with, when it was an error page
+        self.retry_after = retry_after  # seconds that page's Retry-After asked to wait, if it said
 
     def __repr__(self) -> str:
         return f"RPCError(code={self.code}, message={self.message!r})"

@@ -5,7 +5,9 @@ worker connected to it); results equal the single-machine ``Server.map``."""
 from __future__ import annotations
 
 import os
+import socket
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,8 +19,8 @@ dd = pytest.importorskip("dask.dataframe", reason="the dask extra is not install
 
 from test_remote import free_port, running  # noqa: E402
 
-from mcp_notebook import ApprovalPolicy, ArgumentError, Client, ServerConfig, ToolDenied  # noqa: E402
-from mcp_notebook.dask import connections, map_partitions  # noqa: E402
+from mcp_notebook import ApprovalPolicy, ArgumentError, Client, ServerConfig, Status, ToolDenied  # noqa: E402
+from mcp_notebook.dask import connections, map_partitions, worker_server  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -89,9 +91,8 @@ def test_streamable_http_every_worker_connects_to_the_same_url(cluster: Any) -> 
         config = ServerConfig("demo_http", transport="http", url=f"http://127.0.0.1:{port}/mcp")
         frame = penguin_queries()
         expected = single_machine(config, frame)
-        out = map_partitions(
-            dd.from_pandas(frame, npartitions=4), config, "query_penguins", meta=expected.iloc[:0], limit=2
-        )
+        ddf = dd.from_pandas(frame, npartitions=4)  # the constants as a dict: any parameter's name passes
+        out = map_partitions(ddf, config, "query_penguins", meta=expected.iloc[:0], constants={"limit": 2})
         check_same_as_single_machine(out, expected)
         counts = worker_servers(cluster, "demo_http")
         assert all(opened <= 1 for opened, _ in counts.values()), counts
@@ -122,3 +123,38 @@ def test_mistakes_are_one_line_errors_before_anything_runs(cluster: Any) -> None
     with pytest.raises(ArgumentError, match=r"first row's call failed .*pass meta=") as caught:
         map_partitions(ddf, config, "query_penguins")
     assert "\n" not in str(caught.value)
+
+
+def test_a_slow_connect_holds_up_only_its_own_config() -> None:
+    """A worker connects each config under that config's own lock: partitions for another
+    config go on while one server is slow to answer (here a real socket that takes the
+    connection and never answers). In this process: no cluster needed."""
+    policy = ApprovalPolicy()
+    fast = ServerConfig("demo_fast", command=sys.executable, args=["-m", "mcp_notebook.demo"])
+    failed: list[BaseException] = []
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(60)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        slow = ServerConfig("slow", transport="http", url=url, startup_timeout=600)  # ends when dropped below
+
+        def connect_slow() -> None:
+            try:
+                worker_server(slow, policy)
+            except Exception as e:  # the connection is dropped below
+                failed.append(e)
+
+        stuck = threading.Thread(target=connect_slow, daemon=True)
+        stuck.start()
+        accepted, _ = listener.accept()  # the slow connect is under way: its initialize is not answered
+        with accepted:
+            connected: list[Any] = []
+            other = threading.Thread(target=lambda: connected.append(worker_server(fast, policy)), daemon=True)
+            other.start()
+            other.join(120)
+            assert connected and connected[0].status is Status.CONNECTED
+            assert stuck.is_alive()  # the slow one still waits, and held nobody else up
+    stuck.join(120)
+    assert not stuck.is_alive() and failed, "the slow connect ends once its connection is dropped"
+    connected[0].close()

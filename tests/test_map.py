@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -20,11 +20,11 @@ from conftest import faulty_cmd, wait_for
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from shells import run
-from test_remote import free_port, running
+from test_remote import free_port, running, serve
 
 from mcp_notebook import ApprovalRequest, Client, ToolDenied
 from mcp_notebook.core.backoff import Backoff, retryable
-from mcp_notebook.errors import ArgumentError, RequestTimeout, RPCError, ServerExited
+from mcp_notebook.errors import ArgumentError, NotSent, RequestTimeout, RPCError, ServerExited
 from mcp_notebook.runtime.bulk import MapProgress
 from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
 
@@ -107,8 +107,21 @@ def test_records_are_exploded_only_when_asked() -> None:
         client.close()
 
 
-def test_fields_named_like_status_columns_are_kept(client: Client) -> None:
+def test_names_like_map_s_own_are_kept(client: Client) -> None:
+    """Result fields named like the status columns, and parameters named like map's own
+    arguments and options (``map_named`` echoes its parameters)."""
     shapes = client.add("shapes", sys.executable, [os.path.join(SERVERS_DIR, "shapes.py")])
+    table = pd.DataFrame({"rows": [1, 2]})  # a column for the parameter ``rows``
+    every = {"timeout": 3.5, "columns": "c", "retries": 2, "constants": "k"}
+    named = shapes.map("map_named", table, constants=every, tool="t", retries=0)  # retries=0: the option
+    assert named[["tool", "rows", "timeout", "columns", "retries", "constants"]].values.tolist() == [
+        ["t", 1, 3.5, "c", 2, "k"],
+        ["t", 2, 3.5, "c", 2, "k"],
+    ]
+    with pytest.raises(ArgumentError, match="tool given both in constants= and as a keyword"):
+        shapes.map("map_named", table, constants={"tool": "a"}, tool="b")
+    with pytest.raises(ArgumentError, match=r"rows is a Series; give a DataFrame.*to_frame"):
+        shapes.map("map_named", table["rows"])
     answer = {"error": "none here", "n": 0, "items": [{"n": 1, "error": "x", "k": "a"}, {"n": 2}], "elapsed_s": 9}
     out = shapes.map("echo_fields", [{"fields": answer}, {"fields": {"items": []}}])
     assert list(out.columns) == ["result_error", "n", "items", "result_elapsed_s", "is_error", "error", "elapsed_s"]
@@ -153,6 +166,16 @@ def test_cancel_tells_the_server_about_calls_in_flight(client: Client) -> None:
     canceller.join()
     assert len(out) == 10 and (out["error"] == "cancelled").all()
     assert wait_for(lambda: server.stderr.count("cancelled ") >= 3), server.stderr
+    assert server.call_tool("echo", {"message": "still here"}).text == "still here"
+
+
+def test_on_error_raise_ends_the_map_at_the_first_failed_row(client: Client) -> None:
+    server = client.add("faulty", *faulty_cmd("ok"))
+    rows = [{}, {}, {"fail": "row 2 is bad"}, {}, {}]  # rows 0 and 1 hang; row 2 fails at once
+    with pytest.raises(RPCError, match=r"^row 2 is bad \(code -32000\)$"):
+        server.map("hang", rows, concurrency=3, on_error="raise")
+    assert wait_for(lambda: server.stderr.count("cancelled ") >= 2), server.stderr  # the calls in flight
+    assert server.stderr.count("hanging on request") == 2  # rows after the failure were never sent
     assert server.call_tool("echo", {"message": "still here"}).text == "still here"
 
 
@@ -249,13 +272,68 @@ def counts(base: str) -> dict[str, int]:
         return json.loads(answer.read())  # type: ignore[no-any-return]
 
 
-def test_busy_server_answers_are_retried(busy_http: str, client: Client) -> None:
+class Waits:
+    """A Backoff's sleep that keeps the delays asked for and waits none of them (a test
+    needs no clock); ``then`` runs at the first one."""
+
+    def __init__(self, then: Callable[[], object] | None = None) -> None:
+        self.asked: list[float] = []
+        self.then = then
+
+    async def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        if self.then is not None:
+            then, self.then = self.then, None
+            await asyncio.to_thread(then)
+
+
+def test_busy_server_answers_are_retried_after_their_retry_after(busy_http: str, client: Client) -> None:
     server = client.add("busy", url=f"{busy_http}/busy/mcp", transport="http")
-    out = server.map("echo", [{"key": "a"}, {"key": "b"}], retries=2)
+    waits = Waits()
+    out = server.map("echo", [{"key": "a"}, {"key": "b"}], retries=2, backoff=Backoff(sleep=waits))
     assert out["text"].tolist() == ["fine", "fine"] and not out["is_error"].any()
-    assert counts(busy_http)["busy:a"] == 3 and counts(busy_http)["busy:b"] == 3  # 503 twice, then fine
-    once = server.map("echo", [{"key": "c"}], retries=1)
-    assert once["is_error"].all() and once["error"].str.contains("HTTP 503").all()
+    assert counts(busy_http)["busy:a"] == 3 and counts(busy_http)["busy:b"] == 3  # 503, 429, then fine
+    # Each row waited what the server asked: 7 s after the plain 503, 5 s after the 429 that
+    # carried a JSON-RPC error (not a random backoff of at most a second).
+    assert sorted(waits.asked) == [5.0, 5.0, 7.0, 7.0]
+    once = server.map("echo", [{"key": "c"}], retries=1, backoff=Backoff(sleep=Waits()))
+    assert once["is_error"].all() and once["error"].str.contains("rate limited").all()
+
+
+def test_a_legacy_sse_busy_answer_is_retried_after_its_retry_after(busy_http: str, client: Client) -> None:
+    server = client.add("busy-sse", url=f"{busy_http}/busy-sse/sse", transport="sse")
+    waits = Waits()
+    out = server.map("echo", [{"key": "a"}, {"key": "b"}], retries=1, backoff=Backoff(sleep=waits))
+    assert out["text"].tolist() == ["fine", "fine"] and not out["is_error"].any()
+    assert counts(busy_http)["busy-sse:a"] == 2 and waits.asked == [7.0, 7.0]
+
+
+def test_a_call_never_sent_is_retried_for_any_tool(busy_http: str, client: Client, tmp_path: Any) -> None:
+    """Connection refused: the request never left, so even a tool not annotated idempotent
+    (faulty_http's ``echo``) goes again. The server sits behind a proxy that is stopped
+    before the map and started again at the backoff's first wait."""
+    port = free_port()
+    proxy = [sys.executable, os.path.join(SERVERS_DIR, "recording_proxy.py"), str(port), f"{busy_http}/ok/mcp"]
+    proxy.append(str(tmp_path / "log"))
+    with running(proxy, port):
+        server = client.add("behind", url=f"http://127.0.0.1:{port}/mcp", transport="http")
+        server.list_tools()  # the map needs no listing then
+    started: list[Any] = []
+    waits = Waits(lambda: started.append(serve(proxy, port)))
+    try:
+        out = server.map("echo", [{"message": "m"}], retries=1, backoff=Backoff(sleep=waits))
+        assert not out["is_error"].any() and out["text"].tolist() == ["fine"], out["error"].tolist()
+        assert len(waits.asked) == 1 and len(started) == 1
+        # Without retries it is the row's error, one line, saying what happened.
+        for proc in started:
+            proc.kill()
+            proc.wait()
+        failed = server.map("echo", [{"message": "m"}])
+        assert failed["error"].str.startswith("NotSent: cannot reach http://127.0.0.1").all()
+    finally:
+        for proc in started:
+            proc.kill()
+            proc.wait()
 
 
 def test_what_is_retried() -> None:
@@ -263,11 +341,16 @@ def test_what_is_retried() -> None:
 
     busy = HttpStatusError("busy", 503, retry_after=2.0)
     assert retryable(busy, may_repeat=False)  # refused: it did not run
+    assert retryable(NotSent("connection refused"), may_repeat=False)  # never sent
     lost = RequestTimeout("no answer")
     assert not retryable(lost, may_repeat=False) and retryable(lost, may_repeat=True)
     assert not retryable(ServerExited("gone"), may_repeat=True)
     assert retryable(RPCError(-32000, "overloaded", http_status=429), may_repeat=False)
     assert not retryable(RPCError(-32602, "bad params"), may_repeat=True)  # the server answered: it ran
+    for permanent in (400, 401, 403, 404, 307):  # the same request gets the same answer
+        assert not retryable(HttpStatusError("no", permanent), may_repeat=True)
+    failed = HttpStatusError("internal error", 500)  # it may have run
+    assert not retryable(failed, may_repeat=False) and retryable(failed, may_repeat=True)
     backoff = Backoff(base=1.0, cap=10.0, rng=lambda: 1.0)
     assert [backoff.delay(n) for n in range(5)] == [1.0, 2.0, 4.0, 8.0, 10.0]
     assert backoff.delay(0, retry_after=3.0) == 3.0
@@ -290,12 +373,20 @@ def test_map_magic(shell: InteractiveShell) -> None:
     out = run(shell, "%mcp map everything.get-sum $df --concurrency 2 --retries 1 --timeout 30 b=10 -o sums")
     assert out["text"].tolist() == [f"The sum of {a} and 10 is {a + 10}." for a in (1, 2, 3)]
     assert list(out.index) == ["r1", "r2", "r3"] and shell.user_ns["sums"] is out
+    shell.user_ns["column"] = shell.user_ns["df"]["a"]
+    # key=value pairs are parameters whatever their names; --timeout is the option.
+    run(shell, f"%mcp add shapes -- {sys.executable} {os.path.join(SERVERS_DIR, 'shapes.py')}")
+    try:
+        named = run(shell, "%mcp map shapes.map_named $df --timeout 30 timeout=3 tool=t rows=2 retries=1")
+        assert named[["tool", "rows", "timeout", "retries"]].values.tolist() == [["t", 2, 3.0, 1]] * 3
+    finally:
+        run(shell, "%mcp remove shapes")
     for bad, why in [
         ("%mcp map everything.get-sum", "give SERVER.TOOL and \\$ROWS"),
         ("%mcp map everything.get-sum $df --concurrency lots", "--concurrency takes a number"),
         ("%mcp map everything.get-sum $df --fast", "unknown option"),
         ("%mcp map everything.get-sum $nothing", "no variable 'nothing'"),
-        ("%mcp map everything.get-sum $df concurrency=3", "an option of map"),
+        ("%mcp map everything.get-sum $column", "is a Series; give a DataFrame"),
         ("%mcp map everything.get-sum $df --concurrency 0", "at least 1"),
         ("%mcp map everything.get-sum $df --explode", "--explode takes the name of a field"),
         ("%mcp map everything.get-structured-content $df --explode wind", "explode='wind' is not a field"),

@@ -33,6 +33,7 @@ __all__ = [
     "check_explode",
     "check_options",
     "displayed",
+    "every_row",
     "exploded",
     "first",
     "map_frame",
@@ -73,13 +74,15 @@ def row_source(
     rows: Any,
     parameters: list[str] | None,
     columns: Mapping[str, str] | None,
-    constants: JSON,
+    constants: Mapping[str, Any] | None,
+    keywords: Mapping[str, Any] | None = None,
 ) -> tuple[Iterator[tuple[Any, JSON]], int | None]:
     """The rows as ``(index, arguments)`` pairs, made one at a time, and how many (None for
     an iterable of unknown length). A DataFrame's columns are matched to the tool's
     ``parameters`` by name (``columns`` renames: column -> parameter; other columns are
     ignored); a dict row is taken whole. Missing values (None, NaN) are left out, as if not
-    given; ``constants`` go with every row."""
+    given; ``constants`` and ``keywords`` (map's other keywords) go with every row."""
+    constants = every_row(tool, constants, keywords or {})
     rename = dict(columns or {})
     if hasattr(rows, "itertuples") and hasattr(rows, "columns"):  # a DataFrame (pandas not imported here)
         names = [str(c) for c in rows.columns]
@@ -95,6 +98,11 @@ def row_source(
                 yield index, _arguments(tool, {p: values[i] for i, p in wanted}, constants)
 
         return frame_rows(), len(rows)
+    if hasattr(rows, "to_frame") and hasattr(rows, "dtype"):  # a Series: its values are not rows
+        raise ArgumentError(
+            f"map over {tool!r}: rows is a Series; give a DataFrame, its columns named as the tool's parameters "
+            "(e.g. series.to_frame('parameter'))"
+        )
     if isinstance(rows, Mapping) or isinstance(rows, (str, bytes)):
         raise ArgumentError(f"map over {tool!r}: rows must be a DataFrame, a list of dicts or an iterable of dicts")
     size = len(rows) if hasattr(rows, "__len__") else None
@@ -106,6 +114,21 @@ def row_source(
             yield position, _arguments(tool, {rename.get(str(k), str(k)): v for k, v in row.items()}, constants)
 
     return dict_rows(), size
+
+
+def every_row(tool: str, constants: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> JSON:
+    """What every row gets: ``constants={...}`` (any name, even one of map's options) and
+    map's other keywords; a name given both ways is refused (which would win is unclear)."""
+    if constants is not None and not isinstance(constants, Mapping):
+        raise ArgumentError(
+            f"map over {tool!r}: constants must be a dict of parameter values, not a {type(constants).__name__}"
+        )
+    both = sorted(set(constants or {}) & set(keywords))
+    if both:
+        raise ArgumentError(
+            f"map over {tool!r}: {', '.join(both)} given both in constants= and as a keyword; give it once"
+        )
+    return {**(constants or {}), **keywords}
 
 
 def _arguments(tool: str, row: JSON, constants: JSON) -> JSON:
@@ -292,7 +315,7 @@ class MapRun:
                     raise
                 except Exception as e:
                     if attempt < self._retries and retryable(e, may_repeat=self._may_repeat):
-                        await asyncio.sleep(self._backoff.delay(attempt, getattr(e, "retry_after", None)))
+                        await self._backoff.wait(attempt, getattr(e, "retry_after", None))
                         attempt += 1
                         continue
                     outcome.error = f"{type(e).__name__}: {e}"

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..core.backoff import Backoff
 from ..core.config import ServerConfig
 from ..core.links import linkable
 from ..core.oauth import OAuth
@@ -337,9 +338,9 @@ class Server:
     async def _map(
         self,
         steps: Steps,
-        /,
         tool: str,
         rows: Any,
+        /,
         *,
         concurrency: int = 8,
         timeout: float | None = None,
@@ -349,32 +350,34 @@ class Server:
         retry_unsafe: bool = False,
         on_progress: Callable[[MapProgress], None] | None = None,
         explode: str | None = None,
-        **constants: Any,
+        constants: Mapping[str, Any] | None = None,
+        backoff: Backoff | None = None,
+        **arguments: Any,
     ) -> Any:
         """Call ``tool`` for every row of ``rows`` (a DataFrame, a list of dicts, any
         iterable of dicts), ``concurrency`` at a time; a pandas DataFrame aligned to the
         input's index comes back: a structured result's fields as columns (a field named
         is_error/error/elapsed_s as ``result_<name>``), else ``text``; then ``is_error``,
-        ``error`` and ``elapsed_s``. ``explode="field"``: a row per item of that list field
-        (a record's keys as columns), the input's index repeated.
+        ``error`` and ``elapsed_s``. ``explode="field"``: a row per item of that list field.
 
         A DataFrame's columns are matched to the tool's parameters by name (others are
-        ignored; ``columns={"column": "parameter"}`` renames); ``constants`` go with every
-        row; missing values are left out. Rows are read only as slots free up. Approval,
-        when the policy asks, is asked once for the whole map. ``timeout``: each call's.
-        ``retries``: a call refused as busy (HTTP 429/503) goes again, with backoff; one that
-        may have run only for a tool annotated ``idempotentHint``, or ``retry_unsafe``.
-        ``on_error="raise"`` ends the map at the first failed row. ``on_progress(progress)``
-        runs on the loop at the start, after each row and at the end; ``progress.cancel()``
-        (from anywhere) or Ctrl-C cancels what is in flight on the server and returns the
-        frame so far, the rest marked ``cancelled``; so does a server that exits."""
+        ignored; ``columns={"column": "parameter"}`` renames). Every row also gets the other
+        keywords and ``constants={"name": value}`` (any name, e.g. a parameter ``timeout``);
+        missing values are left out. Rows are read as slots free up. Approval, when the
+        policy asks, is asked once for the map. ``timeout``: each call's. ``retries``: a call
+        refused as busy (HTTP 429/503) or never sent (connection refused) goes again after
+        ``backoff`` (core.backoff.Backoff); one that may have run, only for a tool annotated
+        ``idempotentHint``, or ``retry_unsafe``. ``on_error="raise"``: the first failed row
+        ends the map. ``on_progress(progress)`` runs on the loop at the start, after each row
+        and at the end; ``progress.cancel()`` or Ctrl-C cancels what is in flight and returns
+        the frame so far, the rest marked ``cancelled`` (``not sent`` after a server exits)."""
         check_options(concurrency, retries, on_error, explode)
         runtime = self.runtime
         listing = await steps.run(self._find_tool(tool, required=True), self.name)
         check_explode(tool, listing, explode)
         properties = ((listing or {}).get("inputSchema") or {}).get("properties")
         parameters = list(properties) if isinstance(properties, dict) and properties else None
-        source, total = row_source(tool, rows, parameters, columns, constants)
+        source, total = row_source(tool, rows, parameters, columns, constants, arguments)
         head, source = first(source, 3)
         if head:
             request = runtime.approval_request(self.name, tool, listing, head[0][1])
@@ -382,10 +385,9 @@ class Server:
                 request = dataclasses.replace(request, rows=total, examples=tuple(a for _, a in head))
                 runtime.take_answer(request, await steps.approve(request))
         granted = GrantedSteps()
-        per_call = DEFAULT if timeout is None else timeout
 
-        def call(arguments: JSON) -> Any:
-            return self._call_tool(granted, tool, arguments, timeout=per_call)
+        def call(row: JSON) -> Any:
+            return self._call_tool(granted, tool, row, timeout=DEFAULT if timeout is None else timeout)
 
         annotations = (listing or {}).get("annotations") or {}
         run = MapRun(
@@ -397,6 +399,7 @@ class Server:
             may_repeat=retry_unsafe or annotations.get("idempotentHint") is True,
             on_error=on_error,
             on_progress=displayed(runtime.interaction, self.name, tool, on_progress),
+            backoff=backoff,
         )
         try:
             outcomes = await steps.run(run.run(), self.name)

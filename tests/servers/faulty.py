@@ -7,6 +7,8 @@ silent-before-init (answers no request before initialize, e.g. a server/discover
 and version=YYYY-MM-DD (answers initialize with that protocol version).
 Tool `wait` answers with its `answer` argument, or without one waits until cancelled (a
 log message says so). Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
+Every mode serves `echo` normally unless the mode breaks the handshake; `hang` never
+answers (but at once, with a JSON-RPC error, when given `fail`). It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
 """
 
@@ -107,6 +109,9 @@ def main() -> None:
                 log(f"hanging on request {rid}")
                 message = {"level": "info", "data": f"waiting on request {rid} until cancelled"}
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": message})
+            elif name == "hang" and params.get("arguments", {}).get("fail"):  # a row that fails at once
+                error = {"code": -32000, "message": str(params["arguments"]["fail"])}
+                send({"jsonrpc": "2.0", "id": rid, "error": error})
             elif name == "hang" or (MODE == "hang" and name != "echo"):
                 log(f"hanging on request {rid}")
             elif name == "die" or MODE == "exit-mid-call":

@@ -12,15 +12,21 @@ times each tool was called.
 /html/mcp answers everything with an HTML 500 page; /auth/mcp with 401; /forbidden/mcp
 with 403; /down/mcp with a plain-text 503; /silent/mcp never answers initialize;
 /unknown/mcp answers every POST as a modern server answers a method it does not know: HTTP
-404 with a JSON-RPC -32601 error. /busy/mcp serves as /ok does, but answers the first two
-tools/call of each ``key`` argument with HTTP 503 and ``Retry-After: 0`` (counted as busy:KEY).
+404 with a JSON-RPC -32601 error. /busy/mcp serves as /ok does, but answers the first
+tools/call of each ``key`` argument with a plain-text HTTP 503 and ``Retry-After: 7``, the
+second with HTTP 429 carrying a JSON-RPC error and ``Retry-After: 5`` (counted as busy:KEY;
+the waits are long so that a test shows it was asked for them without waiting them).
+Legacy HTTP+SSE at /busy-sse/sse: its endpoint answers on the stream, but the first
+tools/call of each ``key`` with a plain-text HTTP 503 and ``Retry-After: 7`` (busy-sse:KEY).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NAMES = ("echo", "big", "bigjson", "cut", "garbage", "hang", "resumable", "forget")
@@ -28,6 +34,7 @@ TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in NAMES]
 SESSIONS: set[str] = set()
 COUNTS: dict[str, int] = {}
 HELD: dict[str, int] = {}  # Last-Event-ID -> the request id whose reply it resumes
+LEGACY: list[Callable[[dict], None]] = []  # the open legacy stream's writer (the latest)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -48,6 +55,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path == "/ok/counts":
             return self._send(200, "application/json", json.dumps(COUNTS).encode())
+        if self.path == "/busy-sse/sse":
+            return self._legacy_stream()
         rid = HELD.pop(self.headers.get("Last-Event-ID", ""), None)
         if rid is None:
             return self._send(405, "text/plain", b"no stream here")
@@ -57,8 +66,51 @@ class Handler(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         self._send(200, "text/plain", b"")
 
+    def _legacy_stream(self) -> None:
+        """A legacy event stream: it names the endpoint, carries the replies, and stays open."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        lock = threading.Lock()
+        gone = threading.Event()
+
+        def write(text: str) -> None:
+            with lock:
+                try:
+                    self.wfile.write(text.encode())
+                    self.wfile.flush()
+                except OSError:
+                    gone.set()
+
+        LEGACY.append(lambda message: write(f"event: message\ndata: {json.dumps(message)}\n\n"))
+        write("event: endpoint\ndata: /busy-sse/messages\n\n")
+        while not gone.wait(0.5):
+            write(": keep-alive\n\n")  # a failed write: the client went away
+
+    def _legacy_post(self, message: dict) -> None:
+        method, rid = message.get("method"), message.get("id")
+        if method == "tools/call":
+            key = f"busy-sse:{message['params'].get('arguments', {}).get('key')}"
+            COUNTS[key] = COUNTS.get(key, 0) + 1
+            if COUNTS[key] == 1:
+                return self._send(503, "text/plain", b"busy, try again", {"Retry-After": "7"})
+        self._send(202, "text/plain", b"")
+        if rid is None:
+            return
+        result: dict = {"content": [{"type": "text", "text": "fine"}]}
+        if method == "initialize":
+            info = {"name": "faulty-http", "version": "0"}
+            result = {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": info}
+        elif method == "tools/list":
+            result = {"tools": TOOLS}
+        LEGACY[-1]({"jsonrpc": "2.0", "id": rid, "result": result})
+
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        if self.path == "/busy-sse/messages":
+            return self._legacy_post(message)
         if self.path.startswith("/html"):
             return self._send(500, "text/html", b"<html><body><h1>Internal Server Error</h1></body></html>")
         if self.path.startswith("/auth"):
@@ -98,8 +150,12 @@ class Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/busy"):
             key = f"busy:{message['params'].get('arguments', {}).get('key')}"
             COUNTS[key] = COUNTS.get(key, 0) + 1
-            if COUNTS[key] <= 2:
-                return self._send(503, "text/plain", b"busy, try again", {"Retry-After": "0"})
+            if COUNTS[key] == 1:
+                return self._send(503, "text/plain", b"busy, try again", {"Retry-After": "7"})
+            if COUNTS[key] == 2:
+                error = {"code": -32000, "message": "rate limited"}
+                body = json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}).encode()
+                return self._send(429, "application/json", body, {"Retry-After": "5"})
         COUNTS[name] = COUNTS.get(name, 0) + 1
         if name == "echo":
             return reply({"content": [{"type": "text", "text": "fine"}]})

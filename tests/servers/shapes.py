@@ -4,7 +4,8 @@ flat fields: nested objects (one optional), lists of objects, lists of choices a
     python tests/servers/shapes.py
 
 ``plan_trip`` echoes the arguments it received as its structured result; ``echo_fields``
-answers with the fields it is given as its structured result (any names, lists of records).
+answers with the fields it is given as its structured result (any names, lists of records);
+``map_named`` takes parameters named like ``Server.map``'s own and echoes them.
 """
 
 from __future__ import annotations
@@ -58,6 +59,14 @@ def plan_trip(
 def echo_fields(fields: dict[str, Any]) -> dict[str, Any]:
     """Answer with ``fields`` as the structured result."""
     return fields
+
+
+@server.tool()
+def map_named(
+    tool: str = "", rows: int = 0, timeout: float = 0.0, columns: str = "", retries: int = 0, constants: str = ""
+) -> dict[str, Any]:
+    """Parameters named like a map's arguments and options; the answer is them as received."""
+    return dict(tool=tool, rows=rows, timeout=timeout, columns=columns, retries=retries, constants=constants)
 
 
 if __name__ == "__main__":

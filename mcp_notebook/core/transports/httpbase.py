@@ -19,7 +19,7 @@ from urllib.parse import quote, urljoin
 
 import httpx
 
-from ...errors import MCPError, ProtocolError, ServerExited, StartupError, TransportError
+from ...errors import MCPError, NotSent, ProtocolError, ServerExited, StartupError, TransportError
 from ..oauth import OAuth
 from ..redact import redact_url
 from .base import DEFAULT_MAX_MESSAGE_SIZE, MessageSink, Transport
@@ -73,7 +73,10 @@ def short_body(response: httpx.Response) -> str:
 
 
 def unreachable(shown: str, error: httpx.HTTPError) -> TransportError:
-    return TransportError(f"cannot reach {shown}: {type(error).__name__}: {error}")
+    # A connection never made (refused, no such host, a failed handshake) sent nothing: a
+    # map may send it again whatever the tool; any other failure may have reached the server.
+    cls = NotSent if isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout)) else TransportError
+    return cls(f"cannot reach {shown}: {type(error).__name__}: {error}")
 
 
 def unsendable(value: str) -> str | None:

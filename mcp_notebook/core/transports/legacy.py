@@ -13,7 +13,7 @@ import httpx
 from ...errors import MCPError, ProtocolError, ServerExited, SessionExpired, StartupError
 from ..redact import redact_url
 from .base import MessageSink
-from .httpbase import Cursor, HttpStatusError, HttpTransport, redirect_error, short_body, unreachable
+from .httpbase import Cursor, HttpStatusError, HttpTransport, redirect_error, retry_after, short_body, unreachable
 
 
 class SseTransport(HttpTransport):
@@ -47,6 +47,7 @@ class SseTransport(HttpTransport):
                         raise HttpStatusError(
                             f"{self.shown} answered HTTP {response.status_code} with {short_body(response)}",
                             response.status_code,
+                            retry_after=retry_after(response),
                         )
                     await self._read_events(response, Cursor(), on_endpoint)
                 if endpoint.done():
@@ -108,7 +109,9 @@ class SseTransport(HttpTransport):
             raise SessionExpired(f"{self.shown} ended the session (HTTP 404)")
         if response.status_code >= 400:
             raise HttpStatusError(
-                f"{shown} answered HTTP {response.status_code} with {short_body(response)}", response.status_code
+                f"{shown} answered HTTP {response.status_code} with {short_body(response)}",
+                response.status_code,
+                retry_after=retry_after(response),  # a busy 503 says when to come back
             )
 
 

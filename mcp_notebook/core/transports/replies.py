@@ -12,7 +12,7 @@ import httpx
 
 from ...errors import RequestTimeout, RPCError, TransportError
 from ..era import META_PROTOCOL_VERSION
-from .httpbase import Cursor
+from .httpbase import Cursor, retry_after
 
 
 def message_version(message: dict[str, Any] | None) -> str | None:
@@ -37,7 +37,11 @@ def rpc_error_page(response: httpx.Response) -> RPCError | None:
         return None
     text = error.get("message")
     return RPCError(
-        error["code"], text if isinstance(text, str) else "", error.get("data"), http_status=response.status_code
+        error["code"],
+        text if isinstance(text, str) else "",
+        error.get("data"),
+        http_status=response.status_code,
+        retry_after=retry_after(response),  # a 429 says when to come back
     )
 
 

@@ -21,23 +21,27 @@ _NUMBERS = {"--concurrency": int, "--retries": int, "--timeout": float}
     "call a tool for every row of a table",
     """
 $ROWS is a DataFrame (its columns matched to the tool's parameters by name; other columns
-are ignored), a list of dicts, or any iterable of dicts, read only as calls finish.
-key=value pairs (values as for call) go with every row. --concurrency calls at a time
-(8); --timeout each call's; --retries: a call the server refused as busy (HTTP 429/503)
-goes again, with backoff, up to N times; one that may have run (a lost reply, a timeout)
-only for a tool annotated idempotentHint, or with --retry-unsafe. A tool that needs
-approval asks once for the whole map. The result is a DataFrame on the input's index: a
-structured result's fields as columns (else text; a field named is_error, error or
-elapsed_s is kept as result_is_error, …), then is_error, error and elapsed_s; -o VAR also
-stores it. --explode FIELD: a field holding a list of records gives a row per record (its
-keys as columns, the input's index repeated); without it the list stays in one cell.
+are ignored; not a Series: use s.to_frame('name')), a list of dicts, or any iterable of
+dicts, read only as calls finish. key=value pairs (values as for call) go with every row,
+whatever their names (timeout=3 is the tool's parameter, --timeout 3 the option).
+--concurrency calls at a time (8); --timeout each call's; --retries N: a call refused as
+busy (HTTP 429/503: after its Retry-After) or never sent (connection refused) goes
+again, with backoff, up to N times; one that may have run (a lost reply, a timeout, HTTP
+5xx) only for a tool annotated idempotentHint, or with --retry-unsafe; a permanent
+answer (HTTP 400, 401, 403, 404 …) never. A tool that needs approval asks once for the
+whole map. The result is a DataFrame on the input's index: a structured result's fields
+as columns (else text; a field named is_error, error or elapsed_s is kept as
+result_is_error, …), then is_error, error and elapsed_s; -o VAR also stores it.
+--explode FIELD: a field holding a list of records gives a row per record (its keys as
+columns, the input's index repeated); without it the list stays in one cell.
 A progress bar shows done/total, the rate, the time left and the errors so far; its
 Cancel (or an interrupt) cancels what is in flight and returns the rows so far, the rest
 marked cancelled (on a terminal a text line; headless, a line on stderr every few
 seconds at most).
   out = %mcp map everything.get-sum $df b=1
-  %mcp map demo.query_penguins $species --concurrency 4 limit=3 -o found
-  %mcp map demo.query_penguins $species --explode rows limit=3
+  asks = pd.DataFrame({"species": ["Adelie", "Gentoo"]})
+  %mcp map demo.query_penguins $asks --concurrency 4 limit=3 -o found
+  %mcp map demo.query_penguins $asks --explode rows limit=3
 """,
 )
 def map_(ctx: Context, tokens: list[str]) -> Any:
@@ -73,12 +77,8 @@ def map_(ctx: Context, tokens: list[str]) -> Any:
         else:
             pairs.append(token)
     server = server_named(ctx, server_name)
-    constants = key_values(pairs, ctx.namespace)
-    taken = {"concurrency", "retries", "timeout", "retry_unsafe", "on_error", "columns", "on_progress", "explode"}
-    clash = sorted(taken & set(constants))
-    if clash:
-        raise UsageError(f"%mcp map: {', '.join(clash)} is an option of map, not a parameter; use --{clash[0]}")
-    kwargs.update(constants)
+    # key=value pairs are the tool's parameters, whatever their names (timeout=3 is one; --timeout the option)
+    kwargs["constants"] = key_values(pairs, ctx.namespace)
     deferred = Deferred(lambda: server.map(tool, rows, **kwargs), lambda: server.amap(tool, rows, **kwargs))
 
     async def stored(taker: Taker) -> Any:
