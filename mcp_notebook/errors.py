@@ -2,7 +2,8 @@
 
     MCPError
     ├── ConfigError          a config file or server definition is wrong
-    ├── ArgumentError        arguments do not match the tool's inputSchema or the prompt's listing
+    ├── ArgumentError        a wrong argument (to a call, a map, a prompt, or one of ours)
+    │   └── InvalidArguments the arguments do not fit the tool's inputSchema: nothing was sent
     ├── UnknownServer        no server of that name is registered
     ├── UnknownTool          the server has no tool of that name
     ├── UnknownPrompt        the server has no prompt of that name
@@ -38,6 +39,7 @@ __all__ = [
     "MCPError",
     "ConfigError",
     "ArgumentError",
+    "InvalidArguments",
     "UnknownServer",
     "UnknownTool",
     "UnknownPrompt",
@@ -78,6 +80,25 @@ class ConfigWarning(UserWarning):
 
 class ArgumentError(MCPError, ValueError):
     pass
+
+
+class InvalidArguments(ArgumentError):
+    """Arguments that do not fit the tool's inputSchema: ``reason`` names the field and the
+    rule; ``unchecked`` says how to send them anyway, in the caller's terms (``call_tool``'s
+    by default; a tool's function words it for itself with ``unchecked_by``; empty where there
+    is no way, as in a map)."""
+
+    def __init__(self, tool: str, reason: str, unchecked: str = "pass validate=False") -> None:
+        super().__init__(tool, reason, unchecked)  # as args: it pickles (a Dask worker sends it back)
+        self.tool, self.reason, self.unchecked = tool, reason, unchecked
+
+    def __str__(self) -> str:
+        unchecked = f" or {self.unchecked} to send it anyway" if self.unchecked else ""
+        return printable(f"tool {self.tool!r}: {self.reason}; fix the argument{unchecked}")
+
+    def unchecked_by(self, unchecked: str) -> InvalidArguments:
+        """The same error, saying ``unchecked`` is how to send the arguments anyway."""
+        return InvalidArguments(self.tool, self.reason, unchecked)
 
 
 class UnknownServer(MCPError, LookupError):

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ArgumentError
-from .text import printable
+from ..errors import ArgumentError, InvalidArguments
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
-__all__ = ["InvalidArguments", "check_prompt_arguments", "check_structured_output", "validate_arguments"]
+__all__ = ["check_prompt_arguments", "check_structured_output", "validate_arguments"]
 
 # Validators are built once per schema object; listings are cached, so ids are stable
 # while the schema is alive (we keep a reference to it beside the validator).
@@ -163,23 +162,6 @@ def _describe(error: ValidationError) -> str:
     if error.validator == "additionalProperties":
         return error.message
     return f"{path or 'arguments'}: {error.message} ({error.validator})"
-
-
-class InvalidArguments(ArgumentError):
-    """Arguments that do not fit the tool's inputSchema: ``reason`` names the field and the
-    rule; ``unchecked`` says how to send them anyway, in the caller's terms (``call_tool``'s
-    by default; a tool's function words it for itself with ``unchecked_by``)."""
-
-    def __init__(self, tool: str, reason: str, unchecked: str = "pass validate=False") -> None:
-        super().__init__(tool, reason, unchecked)  # as args: it pickles (a Dask worker sends it back)
-        self.tool, self.reason, self.unchecked = tool, reason, unchecked
-
-    def __str__(self) -> str:
-        return printable(f"tool {self.tool!r}: {self.reason}; fix the argument or {self.unchecked} to send it anyway")
-
-    def unchecked_by(self, unchecked: str) -> InvalidArguments:
-        """The same error, saying ``unchecked`` is how to send the arguments anyway."""
-        return InvalidArguments(self.tool, self.reason, unchecked)
 
 
 def validate_arguments(tool: dict[str, Any], arguments: dict[str, Any]) -> None:

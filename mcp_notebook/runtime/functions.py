@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from ..core.text import printable
 from ..core.types import CallResult, Tool
-from ..core.validation import InvalidArguments
+from ..errors import InvalidArguments
 from .schemas import docstring, parameters, python_names
 
 __all__ = ["RESERVED", "ToolFunction", "Tools", "make_function"]

@@ -10,7 +10,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...core.types import Status
-from ...core.validation import InvalidArguments
+from ...errors import InvalidArguments
 from ...runtime.client import root_entry
 from ..parsing import Parser, body_arguments, key_values, split, target
 from ..steps import Taker
