@@ -21,7 +21,7 @@ from mcp_notebook import Client
 from mcp_notebook.core.types import CallResult, ReadResult
 from mcp_notebook.notebook.commands import Context
 from mcp_notebook.notebook.commands.form import template_form, tool_form
-from mcp_notebook.notebook.forms import ArrayNode, Form, JsonNode, ObjectNode, ScalarNode
+from mcp_notebook.notebook.forms import OMIT, ArrayNode, Form, JsonNode, ObjectNode, ScalarNode
 
 # A tool whose schema gives its bounds, counts, format and pattern as what they cannot be
 # (text, markup, objects): the form ignores them, and the server checks what it gets.
@@ -43,6 +43,73 @@ ODD = {
     },
 }
 
+# Defaults a field cannot hold (text for a number, "false" for a boolean, a choice that is
+# not one): not used, as if the schema gave none. The good one (k) still is.
+DEFAULTS = {
+    "name": "defaults",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "default": "abc"},
+            "x": {"type": "number", "default": "1.5"},
+            "s": {"type": "string", "default": 5},
+            "b": {"type": "boolean", "default": "false"},
+            "e": {"enum": ["a", "b"], "default": "z"},
+            "m": {"type": "array", "items": {"enum": ["a", "b"]}, "default": "ab"},
+            "k": {"type": "integer", "default": 3},
+        },
+        "required": ["e"],
+    },
+}
+# A plain schema, whose last arguments were sent unchecked (validate=False) in other types.
+TYPED = {
+    "name": "typed",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer"},
+            "b": {"type": "boolean"},
+            "e": {"enum": ["a", "b"]},
+            "m": {"type": "array", "items": {"enum": ["a", "b"]}},
+            "k": {"type": "integer"},
+            "o": {"type": "object", "properties": {"a": {"type": "string"}}},
+        },
+        "required": ["n"],
+    },
+}
+# What a hostile (or merely recursive) schema does to a form: a model that contains itself,
+# 5,000 choices, legacy names that name nothing, no choices at all, a
+# `required` that is not a list, a description that is not text.
+NODE = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+        "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+    },
+    "required": ["name"],
+}
+HOSTILE = {
+    "name": "hostile",
+    "inputSchema": {
+        "type": "object",
+        "$defs": {"Node": NODE},
+        "properties": {
+            "tree": {"$ref": "#/$defs/Node"},
+            "pick": {"type": "string", "enum": [f"v{i}" for i in range(5000)], "description": "a code"},
+            "box": {"type": "object", "properties": {"a": {"type": "string", "description": 7}}, "required": 3},
+            "named": {"enum": ["x", "y"], "enumNames": 5},
+            "none": {"enum": []},
+        },
+        "required": ["none"],
+    },
+}
+# Objects nested 300 deep (a valid schema, so that the call's validation meets it too).
+DEEP: dict[str, Any] = {"type": "string"}
+for _ in range(300):
+    DEEP = {"type": "object", "properties": {"d": DEEP}}
+NESTED = {"name": "nested", "inputSchema": {"type": "object", "properties": {"deep": DEEP}}}
+
 
 @pytest.fixture(scope="module")
 def client(everything_cmd: tuple[str, list[str]]) -> Iterator[Client]:
@@ -50,7 +117,8 @@ def client(everything_cmd: tuple[str, list[str]]) -> Iterator[Client]:
     c.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
     c.add("everything", *everything_cmd)
     c.add("shapes", sys.executable, [str(SERVERS / "shapes.py")])
-    c.add("odd", sys.executable, [str(SERVERS / "colliding.py"), "odd", json.dumps(ODD)])
+    tools = [json.dumps(t) for t in (ODD, DEFAULTS, TYPED, HOSTILE, NESTED)]
+    c.add("odd", sys.executable, [str(SERVERS / "colliding.py"), "odd", *tools])
     yield c
     c.close()
 
@@ -178,6 +246,74 @@ def test_constraints_that_are_not_numbers_are_ignored(ctx: Context) -> None:
     assert "done" in form.status.value
     shown = "".join(html_of(form.widget))
     assert not [x for x in ("<b>2", "<i>1", "<img", "<script") if x in shown], shown
+
+
+def test_defaults_a_field_cannot_hold_are_not_used(ctx: Context, client: Client) -> None:
+    client["odd"].last_arguments.pop("defaults", None)
+    form = tool_form(ctx, "odd.defaults", "r")  # was: a TraitError while the form was built
+    assert field(form, "n").field.input.value == 0 and field(form, "s").field.input.value == ""
+    assert field(form, "b").field.input.value is False  # "false" is text: not ticked
+    assert field(form, "e").field.input.value == "a"  # a required choice starts at the first
+    assert form.values() == {"e": "a", "k": 3}  # the usable default is sent, the others left out
+    form.click()
+    assert ctx.namespace["r"].structured == {"arguments": {"e": "a", "k": 3}}
+
+
+def test_last_arguments_a_field_cannot_hold_are_shown_as_json(ctx: Context, client: Client) -> None:
+    last = {"n": "7", "b": "no", "e": "z", "m": ["q"], "k": 2.5, "o": 5}
+    client["odd"].call_tool("typed", last, validate=False)
+    form = tool_form(ctx, "odd.typed", "r")
+    assert all(isinstance(field(form, k), JsonNode) for k in last)
+    assert field(form, "k").input.value == "2.5"
+    assert form.values() == last  # nothing the last call sent is lost, or changed ("7" not made 7)
+    form.click()  # which the schema refuses: the form says what to fix, not how to send it anyway
+    shown = form.status.value
+    assert "InvalidArguments" in shown and "fix the fields above" in shown, shown
+    assert "validate=False" not in shown and "--no-validate" not in shown and "r" not in ctx.namespace
+    field(form, "n").input.value = "7"
+    for name in ("b", "e", "m", "k", "o"):
+        field(form, name).input.value = ""
+    form.click()
+    assert ctx.namespace["r"].structured == {"arguments": {"n": 7}}
+
+
+def test_a_hostile_schema_still_makes_a_form(ctx: Context) -> None:
+    form = tool_form(ctx, "odd.hostile", "r")  # was: RecursionError, TypeError, AttributeError
+    tree, pick = field(form, "tree"), field(form, "pick")
+    # A model inside itself is typed as JSON there (else its form would never end).
+    assert isinstance(tree, ObjectNode) and [c.name for c in tree.children] == ["name", "next", "kids"]
+    name, after, kids = tree.children
+    kid = kids.append(OMIT)  # as + add does
+    assert isinstance(after, JsonNode) and isinstance(kids, ArrayNode) and isinstance(kid, JsonNode)
+    # 5,000 choices: typed (the server checks), not a dropdown sending them all to the page.
+    assert isinstance(pick.field.input, w.Text) and "one of 5000 choices" in pick.field.help.value
+    assert "7" in field(form, "box").children[0].field.help.value
+    assert [label for label, _ in field(form, "named").field.input.options] == ["", "x", "y"]
+    name.field.input.value, pick.field.input.value = "root", "v42"
+    after.input.value, kid.input.value = '{"name": "leaf"}', '{"name": "kid"}'
+    field(form, "none").input.value = "1"
+    form.click()
+    assert ctx.namespace["r"].structured == {
+        "arguments": {
+            "tree": {"name": "root", "next": {"name": "leaf"}, "kids": [{"name": "kid"}]},
+            "pick": "v42",
+            "none": 1,
+        }
+    }, form.status.value
+
+
+def test_nesting_past_reason_is_typed_as_json(ctx: Context) -> None:
+    form = tool_form(ctx, "odd.nested", "r")  # was: RecursionError while the form was built
+    (node,), levels = form.root.children, 0
+    while isinstance(node, ObjectNode):
+        (node,), levels = node.children, levels + 1
+    assert isinstance(node, JsonNode) and 3 < levels < 10  # below a few levels: typed as JSON
+    node.input.value = '{"d": {}}'
+    form.click()  # a schema too deep to check does not stop the call (was: RecursionError): the server checks
+    sent = ctx.namespace["r"].structured["arguments"]["deep"]
+    for _ in range(levels):
+        sent = sent["d"]
+    assert sent == {"d": {}}
 
 
 def test_template_form_reads(ctx: Context) -> None:

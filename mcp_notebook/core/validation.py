@@ -145,8 +145,8 @@ def _validator(schema: dict[str, Any]) -> Any:
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
-    except jsonschema.SchemaError:
-        validator = None  # the server's schema is broken: do not block the call on it
+    except (jsonschema.SchemaError, RecursionError):
+        validator = None  # the server's schema is broken (or nested too deep to check): do not block the call on it
     else:
         validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
     if len(_validators) > 4096:

@@ -35,6 +35,7 @@ __all__ = [
     "SamplingCard",
     "SubscriptionView",
     "UrlCard",
+    "fits",
     "link_html",
     "options",
     "walk",
@@ -159,12 +160,16 @@ class Field:
     """One scalar (or multi-select) field of a form: its input, help line and error line."""
 
     def __init__(self, name: str, schema: dict[str, Any], required: bool) -> None:
+        default = schema.get("default")
+        if default is not None and not fits(schema, default):
+            # A server's schema is untrusted: a default the field cannot hold (text for a
+            # number, a value that is not one of the choices) is not used, as if not given.
+            schema, default = {k: v for k, v in schema.items() if k != "default"}, None
         self.name, self.schema, self.required = name, schema, required
         # Labels are text, not HTML, in ipywidgets: shown printable (a bidi override could
         # make a label read other than it is). Values stay as the server sent them.
         label = printable(str(schema.get("title") or name)) + (" *" if required else "")
         kind = schema.get("type")
-        default = schema.get("default")
         single = options(schema)
         style = {"description_width": "initial"}
         layout = w.Layout(width="auto")
@@ -173,7 +178,7 @@ class Field:
             self.input: Any = w.Dropdown(options=values, value=default if default is not None else values[0][1],
                                          description=label, style=style)  # fmt: skip
         elif kind == "array":
-            choices = options(schema.get("items") or {}) or []
+            choices = options(_items(schema)) or []
             self.input = w.SelectMultiple(options=choices, value=tuple(default or ()), description=label, style=style)
         elif kind == "boolean":
             self.input = w.Checkbox(value=bool(default), description=label, indent=False)
@@ -189,7 +194,7 @@ class Field:
         # only sent once the person changed it.
         self.touched = False
         self.input.observe(lambda _: setattr(self, "touched", True), "value")
-        help_text = schema.get("description")
+        help_text = str(schema["description"]) if schema.get("description") else None
         if help_text and help_text.strip().lower() == str(schema.get("title") or name).strip().lower():
             help_text = None  # the label says it already
         self.help = w.HTML(f"<span style='color:#777;font-size:0.85em'>{escape(help_text)}</span>" if help_text else "")
@@ -229,14 +234,47 @@ class Field:
 
 def options(schema: dict[str, Any]) -> list[tuple[str, Any]] | None:
     """Choices of a single- or multi-select: enum (with legacy enumNames), or oneOf/anyOf
-    of {const, title}."""
-    if "enum" in schema:
-        names = schema.get("enumNames") or schema["enum"]
-        return [(printable(str(n)), v) for n, v in zip(names, schema["enum"], strict=False)]
+    of {const, title}. None where there are none (an enum that is not a list, or empty)."""
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        names = schema.get("enumNames")
+        if not isinstance(names, list) or len(names) != len(enum):
+            names = enum  # legacy names that do not name each choice: the values shown
+        return [(printable(str(n)), v) for n, v in zip(names, enum, strict=True)]
     for key in ("oneOf", "anyOf"):
-        if isinstance(schema.get(key), list) and all(isinstance(o, dict) and "const" in o for o in schema[key]):
-            return [(printable(str(o.get("title", o["const"]))), o["const"]) for o in schema[key]]
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches and all(isinstance(o, dict) and "const" in o for o in branches):
+            return [(printable(str(o.get("title", o["const"]))), o["const"]) for o in branches]
     return None
+
+
+def fits(schema: dict[str, Any], value: Any) -> bool:
+    """Whether the field for ``schema`` can hold ``value`` as it is (a default, a last
+    argument): of the schema's type, one of its choices; never a value converted."""
+    kind, choices = schema.get("type"), options(schema)
+    if kind == "array":
+        allowed = [v for _, v in options(_items(schema)) or []]
+        return isinstance(value, list) and all(_among(x, allowed) for x in value)
+    if choices is not None:
+        return _among(value, [v for _, v in choices])
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+def _among(value: Any, allowed: list[Any]) -> bool:
+    return any(type(value) is type(v) and value == v for v in allowed)  # True is not 1 here
+
+
+def _items(schema: dict[str, Any]) -> dict[str, Any]:
+    items = schema.get("items")
+    return items if isinstance(items, dict) else {}
 
 
 class ElicitationCard(Card):

@@ -9,7 +9,10 @@ loop, so that the kernel stays free for the clicks the call may need (an approva
 server's question); with no running loop it runs blocking. The result shows below the
 form and is stored in a variable of the notebook.
 
-What a server sent (titles, descriptions) is shown through ``escape`` / ``printable``.
+What a server sent (titles, descriptions) is shown through ``escape`` / ``printable``, and
+its schema is untrusted: what a field cannot show (a model that contains itself, nesting
+past reason, a default or a last value of another type) is typed as JSON or not used, never
+an error while the form is built.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from typing import Any
 import ipywidgets as w
 
 from ..core.text import escape, printable
+from ..core.validation import InvalidArguments
 from ..errors import MCPError
 from ..runtime.steps import drive
-from .cards import Field, options
+from .cards import Field, fits, options
 from .modes import OUTSIDE_CELLS
 from .steps import AWAITING, BLOCKING, Step, Taker
 
@@ -40,20 +44,26 @@ _NUMBERS = frozenset(
     {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems"}
 )
 _TEXTS = ("format", "pattern")
+_DEPTH = 8  # levels of nested objects and lists shown as fields; deeper ones are typed as JSON
+_CHOICES = 1000  # more choices than a dropdown can usefully show (or send): typed, and the server checks
+_CHOICE_KEYS = ("enum", "enumNames", "oneOf", "anyOf")
 
 
-def resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
-    """A property's schema as a field needs it: ``$ref`` into the root's ``$defs`` followed,
-    and a nullable one (``anyOf: [X, {type: null}]``, ``type: [X, "null"]``) made X, with a
-    ``null`` default dropped (nothing given means left out). A bound or count that is not a
-    number (``minItems: "2"``), or a format or pattern that is not text, is left out: the
-    field could not compare a value with it (the server checks what it gets anyway)."""
+def resolve(schema: Any, root: dict[str, Any], followed: list[str] | None = None) -> dict[str, Any]:
+    """A property's schema as a field needs it: ``$ref`` into the root's ``$defs`` followed
+    (each added to ``followed``), and a nullable one (``anyOf: [X, {type: null}]``,
+    ``type: [X, "null"]``) made X, with a ``null`` default dropped (nothing given means left
+    out). A bound or count that is not a number (``minItems: "2"``), or a format or pattern
+    that is not text, is left out: the field could not compare a value with it (the server
+    checks what it gets anyway). A description that is not text is shown as text."""
     if not isinstance(schema, dict):
         return {}
     seen = 0
     while isinstance(schema.get("$ref"), str) and seen < 20:  # a cycle of references ends somewhere
         seen += 1
         ref = schema["$ref"]
+        if followed is not None:
+            followed.append(ref)
         target: Any = root
         for part in ref.removeprefix("#/").split("/") if ref.startswith("#/") else []:
             target = target.get(part) if isinstance(target, dict) else None
@@ -66,7 +76,7 @@ def resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
             real = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
             if len(real) == 1 and len(real) < len(branches):
                 outer = {k: v for k, v in schema.items() if k != key}
-                schema = {**resolve(real[0], root), **outer}
+                schema = {**resolve(real[0], root, followed), **outer}
     kind = schema.get("type")
     if isinstance(kind, list):
         real_kinds = [k for k in kind if k != "null"]
@@ -77,6 +87,8 @@ def resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
     odd += [k for k in _TEXTS if k in schema and not isinstance(schema[k], str)]
     if odd:
         schema = {k: v for k, v in schema.items() if k not in odd}
+    if schema.get("description") is not None and not isinstance(schema["description"], str):
+        schema = {**schema, "description": str(schema["description"])}
     resolved: dict[str, Any] = schema
     return resolved
 
@@ -131,12 +143,9 @@ class ScalarNode(Node):
     def __init__(self, name: str, schema: dict[str, Any], required: bool, initial: Any = OMIT) -> None:
         self.name = name
         self.field = Field(name, schema, required)
-        if initial is not OMIT and initial is not None:
-            try:
-                self.field.input.value = tuple(initial) if isinstance(initial, list) else initial
-                self.field.touched = True
-            except Exception:  # a value the widget cannot hold (not one of the choices): not prefilled
-                pass
+        if initial is not OMIT and initial is not None and fits(self.field.schema, initial):  # else build() types it
+            self.field.input.value = tuple(initial) if isinstance(initial, list) else initial
+            self.field.touched = True
         hint = constraints(schema)
         if hint:
             shown = self.field.help.value
@@ -162,9 +171,13 @@ class JsonNode(Node):
     def __init__(self, name: str, schema: dict[str, Any], required: bool, initial: Any = OMIT) -> None:
         self.name, self.required = name, required
         start = initial if initial is not OMIT else schema.get("default", OMIT)
+        try:
+            shown = "" if start is OMIT else json.dumps(start, ensure_ascii=False)
+        except (TypeError, ValueError):  # not JSON (a value given from Python): not prefilled
+            shown = ""
         label = printable(str(schema.get("title") or name)) + (" *" if required else "") + " (JSON)"
         self.input = w.Textarea(
-            value="" if start is OMIT else json.dumps(start, ensure_ascii=False),
+            value=shown,
             description=label,
             style={"description_width": "initial"},
             layout=w.Layout(width="auto"),
@@ -203,13 +216,17 @@ class ObjectNode(Node):
         root: dict[str, Any],
         initial: Any = OMIT,
         top: bool = False,
+        *,
+        depth: int = 0,
+        refs: frozenset[str] = frozenset(),
     ) -> None:
         self.name, self.required = name, required
         given = initial if isinstance(initial, dict) else {}
-        needed = set(schema.get("required") or [])
+        properties, needed = schema.get("properties"), schema.get("required")
+        needed = {n for n in needed if isinstance(n, str)} if isinstance(needed, list) else set()
         self.children = [
-            build(key, sub, key in needed, root, given.get(key, OMIT))
-            for key, sub in (schema.get("properties") or {}).items()
+            build(key, sub, key in needed, root, given.get(key, OMIT), depth=depth + 1, refs=refs)
+            for key, sub in (properties.items() if isinstance(properties, dict) else ())
         ]
         self.error = w.HTML()
         if top:
@@ -245,9 +262,18 @@ class ArrayNode(Node):
     """A list of items of any kind: one input per item, with + add and a button to remove each."""
 
     def __init__(
-        self, name: str, schema: dict[str, Any], required: bool, root: dict[str, Any], initial: Any = OMIT
+        self,
+        name: str,
+        schema: dict[str, Any],
+        required: bool,
+        root: dict[str, Any],
+        initial: Any = OMIT,
+        *,
+        depth: int = 0,
+        refs: frozenset[str] = frozenset(),
     ) -> None:
         self.name, self.required, self.schema, self.root = name, required, schema, root
+        self.depth, self.refs = depth, refs
         self.items_schema = schema.get("items") if isinstance(schema.get("items"), dict) else {}
         label = printable(str(schema.get("title") or name)) + (" *" if required else "")
         described = schema.get("description")
@@ -269,7 +295,8 @@ class ArrayNode(Node):
         self.widget = w.VBox([self.head, self.list, self.add, self.error])
 
     def append(self, initial: Any) -> Node:
-        node = build(f"{self.name}[{len(self.rows)}]", self.items_schema, True, self.root, initial)
+        item = f"{self.name}[{len(self.rows)}]"
+        node = build(item, self.items_schema, True, self.root, initial, depth=self.depth + 1, refs=self.refs)
         remove = w.Button(description="✕", tooltip="remove this item", layout=w.Layout(width="2.5em"))
         row = w.HBox([node.widget, remove])
         self.rows.append((node, row))
@@ -302,22 +329,56 @@ class ArrayNode(Node):
         return values, ok
 
 
-def build(name: str, schema: Any, required: bool, root: dict[str, Any], initial: Any = OMIT) -> Node:
-    """The input for one value of this schema (``root``: where ``$ref`` points into)."""
-    s = resolve(schema, root)
+def build(
+    name: str,
+    schema: Any,
+    required: bool,
+    root: dict[str, Any],
+    initial: Any = OMIT,
+    *,
+    depth: int = 1,
+    refs: frozenset[str] = frozenset(),
+) -> Node:
+    """The input for one value of this schema (``root``: where ``$ref`` points into;
+    ``depth``: how deep in the form; ``refs``: the references followed on the way here).
+
+    A value given (``initial``: the last call's) that the field cannot hold as it is is
+    shown typed as JSON, so that Run sends what was sent last unless the person changes it."""
+    followed: list[str] = []
+    s = resolve(schema, root, followed)
+    if depth > _DEPTH or refs.intersection(followed):  # a model that contains itself would never end
+        return JsonNode(name, s, required, initial)
+    refs = refs.union(followed)
+    given = initial is not OMIT and initial is not None
     kind = s.get("type")
     if kind == "object" or (kind is None and isinstance(s.get("properties"), dict)):
-        if isinstance(s.get("properties"), dict) and s["properties"]:
-            return ObjectNode(name, s, required, root, initial)
+        if isinstance(s.get("properties"), dict) and s["properties"] and (not given or isinstance(initial, dict)):
+            return ObjectNode(name, s, required, root, initial, depth=depth, refs=refs)
         return JsonNode(name, s, required, initial)  # a map with free keys
+    s = _few_choices(s)
     if kind == "array":
-        items = resolve(s.get("items"), root)
+        items = _few_choices(resolve(s.get("items"), root))
         if options(items) is not None:  # a multi-select, as in elicitation
-            return ScalarNode(name, {**s, "items": items}, required, initial)
-        return ArrayNode(name, s, required, root, initial)
-    if kind in _SCALARS or options(s) is not None:
+            multi = {**s, "items": items}
+            if not given or fits(multi, initial):
+                return ScalarNode(name, multi, required, initial)
+        elif not given or isinstance(initial, list):
+            return ArrayNode(name, s, required, root, initial, depth=depth, refs=refs)
+        return JsonNode(name, s, required, initial)
+    if (kind in _SCALARS or options(s) is not None) and (not given or fits(s, initial)):
         return ScalarNode(name, s, required, initial)
     return JsonNode(name, s, required, initial)
+
+
+def _few_choices(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema``, or without its choices when they are too many for a dropdown (said in
+    its description): the value is typed, and the server checks it."""
+    count = max((len(schema[k]) for k in ("enum", "oneOf", "anyOf") if isinstance(schema.get(k), list)), default=0)
+    if count <= _CHOICES or options(schema) is None:
+        return schema
+    described = str(schema.get("description") or "")
+    plain = {k: v for k, v in schema.items() if k not in _CHOICE_KEYS}
+    return {**plain, "description": f"{described} (one of {count} choices)".strip()}
 
 
 class Form:
@@ -337,6 +398,7 @@ class Form:
         variable: str,
     ) -> None:
         self.call, self.namespace, self.variable = call, namespace, variable
+        schema = schema if isinstance(schema, dict) else {}
         self.root = ObjectNode("", schema, True, schema, initial or {}, top=True)
         described = f"<div style='color:#555'>{escape(description)}</div>" if description else ""
         head = w.HTML(f"<b>🧪 {escape(title)}</b>{described}")
@@ -389,6 +451,10 @@ class Form:
         try:
             with self.output:
                 result = await taker.take(self.call(values))
+        except InvalidArguments as e:  # it says how to send them anyway, which a form cannot: only what to fix
+            said = f"InvalidArguments: tool {e.tool!r}: {e.reason}; fix the fields above"
+            self.status.value = _ERROR.format(escape(said))
+            return None
         except (MCPError, asyncio.CancelledError, KeyboardInterrupt) as e:
             self.status.value = _ERROR.format(escape(f"{type(e).__name__}: {e}".rstrip(": ")))
             return None

@@ -27,9 +27,13 @@ The fields come from the tool's inputSchema: choices as dropdowns, numbers with 
 bounds, checkboxes, lists with + add, nested objects indented, anything else as JSON. They
 start from the arguments of the tool's last call in this kernel (%mcp call, the Python API
 or the form itself). Run calls the tool as %mcp call does (validation, approval, progress);
-the result shows below the form and is stored in _mcp_form, or in VAR with -o VAR. With a
-resource template, the fields are its variables and Run reads the URI they give. Forms
-need widgets: in a terminal or a headless run, use %mcp call or %mcp read.
+the result shows below the form and is stored in _mcp_form, or in VAR with -o VAR;
+arguments the schema refuses are said there too, for you to fix the fields. A schema's
+default of another type than its field is not used; a last argument a field cannot hold,
+a model that contains itself, nesting past 8 levels and more than 1,000 choices are typed
+as JSON (or text). With a resource template, the fields are its variables and Run reads
+the URI they give. Forms need widgets: in a terminal or a headless run, use %mcp call or
+%mcp read.
   %mcp form demo.query_penguins -o penguins
   %mcp form demo penguins://species/{species}.csv
 """,
