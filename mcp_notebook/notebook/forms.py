@@ -25,8 +25,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..core.text import escape, printable
-from ..core.validation import InvalidArguments
-from ..errors import MCPError
+from ..errors import InvalidArguments, MCPError
 from ..runtime.steps import drive
 from .cards import Field, fits, options
 from .modes import OUTSIDE_CELLS
