@@ -3,7 +3,9 @@
 ``Server.map`` prepares (the rows' arguments, one approval for the whole map) and hands a
 ``MapRun`` to the background loop. The run takes rows from the source only as slots free
 up (memory stays bounded whatever the input's size), retries what may pass (core/backoff),
-and puts each row's outcome at the row's place, whatever order the answers come in.
+and puts each row's outcome at the row's place, whatever order the answers come in: as
+the frame's row (its columns), made as the row ends, so that a long map keeps plain values
+rather than every result object (less memory, and little for the garbage collector to scan).
 Cancelling it (``MapProgress.cancel``, Ctrl-C, a cancelled task) tells the server about
 what is in flight (``notifications/cancelled``) and ends with the rows so far, the rest
 marked cancelled. A server that exits ends the map: its rows in flight say how it exited.
@@ -15,7 +17,7 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,11 +31,11 @@ __all__ = [
     "MapProgress",
     "MapRun",
     "OnError",
-    "RowOutcome",
     "check_options",
     "displayed",
     "first",
     "map_frame",
+    "row_record",
     "row_source",
 ]
 
@@ -99,18 +101,26 @@ def _arguments(tool: str, row: JSON, constants: JSON) -> JSON:
     return {k: v for k, v in converted.items() if v is not None}
 
 
-@dataclass
-class RowOutcome:
-    """One row's end: its result, or why it has none."""
-
-    index: Any
-    result: CallResult | None = None
-    error: str | None = None
-    elapsed_s: float | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.error is not None or (self.result is not None and self.result.is_error)
+def row_record(result: CallResult | None, error: str | None, elapsed_s: float | None) -> JSON:
+    """One row's end as the frame's row: a structured result's fields, else its ``text``;
+    then ``is_error``, ``error`` (why it has no result, or the tool's error text) and
+    ``elapsed_s``."""
+    record: JSON = {}
+    failed = error is not None
+    if result is not None:
+        structured = result.structured
+        if isinstance(structured, dict):
+            record.update({k: v for k, v in structured.items() if k not in STATUS_COLUMNS})
+        else:
+            record["text"] = result.text
+        if result.is_error:
+            failed = True
+            if error is None:
+                error = result.text
+    record["is_error"] = failed
+    record["error"] = error
+    record["elapsed_s"] = elapsed_s
+    return record
 
 
 @dataclass
@@ -189,16 +199,19 @@ class MapRun:
         self._on_error, self._on_progress = on_error, on_progress
         self._backoff = backoff or Backoff()
         self.progress = MapProgress(total)
-        self.outcomes: list[RowOutcome] = []
+        # Each row's index label and its frame row (None while in flight), in the input's order.
+        self.index: list[Any] = []
+        self.records: list[JSON | None] = []
         self._stop: asyncio.Event | None = None
         self._fatal: BaseException | None = None
-        self.ended = threading.Event()  # set when the outcomes are final
+        self._exhausted = False
+        self.ended = threading.Event()  # set when the records are final
 
     def __repr__(self) -> str:
         return f"<MapRun {self.progress.describe()}>"
 
-    async def run(self) -> list[RowOutcome]:
-        """Every row's outcome, in the input's order (cancelled: the rows so far, the rest
+    async def run(self) -> list[JSON | None]:
+        """Every row's record, in the input's order (cancelled: the rows so far, the rest
         marked cancelled)."""
         loop = asyncio.get_running_loop()
         stop = self._stop = asyncio.Event()
@@ -211,40 +224,42 @@ class MapRun:
             stop.set()
         if self._on_progress is not None:
             self._on_progress(self.progress)  # the start: a display shows it, a caller can keep it to cancel
-        inflight: dict[asyncio.Future[Any], int] = {}
+        # A fixed pool of workers, each taking the next row as its last is answered: no task
+        # and no wait over everything in flight per row (what a 10,000-row map would pay).
+        workers = {asyncio.ensure_future(self._worker(stop)) for _ in range(self._concurrency)}
         stopper = asyncio.ensure_future(stop.wait())
-        exhausted = False
         try:
-            while True:
-                while len(inflight) < self._concurrency and not stop.is_set() and not exhausted:
-                    item = next(self._source, None)
-                    if item is None:
-                        exhausted = True
-                        break
-                    position = len(self.outcomes)
-                    self.outcomes.append(RowOutcome(item[0]))
-                    inflight[asyncio.ensure_future(self._row(position, item[1]))] = position
-                if not inflight:
-                    break
-                done, _ = await asyncio.wait([*inflight, stopper], return_when=asyncio.FIRST_COMPLETED)
+            while workers and not stop.is_set():
+                done, _ = await asyncio.wait([*workers, stopper], return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     if task is not stopper:
-                        del inflight[task]
-                        task.result()  # on_error="raise": the row's error ends the map
-                        self._counted()
-                if stop.is_set():
-                    break
+                        workers.discard(task)
+                        task.result()  # on_error="raise" (or a bad row): its error ends the map
         except asyncio.CancelledError:
             self.progress.cancelled = True  # Ctrl-C or a cancelled await: end with what is done
         finally:
             stopper.cancel()
-            for task in inflight:
-                task.cancel()  # each tells the server (notifications/cancelled)
-            if inflight:
-                await asyncio.gather(*inflight, return_exceptions=True)
-        self._finish(exhausted)
+            for task in workers:
+                task.cancel()  # a row in flight tells the server (notifications/cancelled)
+            if workers:
+                await asyncio.gather(*workers, return_exceptions=True)
+        self._finish(self._exhausted)
         self.ended.set()
-        return self.outcomes
+        return self.records
+
+    async def _worker(self, stop: asyncio.Event) -> None:
+        """Rows one after another, until the source is exhausted or the map stops."""
+        index, records = self.index, self.records
+        while not stop.is_set():
+            item = next(self._source, None)
+            if item is None:
+                self._exhausted = True
+                return
+            position = len(records)
+            index.append(item[0])
+            records.append(None)
+            await self._row(position, item[1])
+            self._counted()
 
     def _counted(self) -> None:
         progress = self.progress
@@ -253,16 +268,17 @@ class MapRun:
             self._on_progress(progress)
 
     async def _row(self, position: int, arguments: JSON) -> None:
-        outcome = self.outcomes[position]
         start = time.monotonic()
         attempt = 0
+        result: CallResult | None = None
+        error: str | None = None
         try:
             while True:
                 try:
-                    outcome.result = await self._call(arguments)
+                    result = await self._call(arguments)
                     break
                 except asyncio.CancelledError:
-                    outcome.error = CANCELLED
+                    error = CANCELLED
                     self.progress.cancelled = True
                     raise
                 except Exception as e:
@@ -270,7 +286,7 @@ class MapRun:
                         await asyncio.sleep(self._backoff.delay(attempt, getattr(e, "retry_after", None)))
                         attempt += 1
                         continue
-                    outcome.error = f"{type(e).__name__}: {e}"
+                    error = f"{type(e).__name__}: {e}"
                     if isinstance(e, (ServerExited, NotConnected)) and self._fatal is None:
                         self._fatal = e  # nothing more can be sent: the map ends
                         assert self._stop is not None
@@ -279,8 +295,8 @@ class MapRun:
                         raise
                     break
         finally:
-            outcome.elapsed_s = time.monotonic() - start
-            if outcome.is_error:
+            record = self.records[position] = row_record(result, error, time.monotonic() - start)
+            if record["is_error"]:
                 self.progress.errors += 1
 
     def _finish(self, exhausted: bool) -> None:
@@ -293,7 +309,8 @@ class MapRun:
         why = CANCELLED if self._fatal is None else f"not sent: {type(self._fatal).__name__}: {self._fatal}"
         if progress.total is not None:
             for index, _ in self._source:
-                self.outcomes.append(RowOutcome(index, error=why))
+                self.index.append(index)
+                self.records.append(row_record(None, why, None))
                 progress.errors += 1
 
 
@@ -314,34 +331,16 @@ def displayed(
     return both
 
 
-def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None) -> Any:
+def map_frame(index: list[Any], records: list[JSON | None], index_name: Any = None) -> Any:
     """The map's DataFrame, aligned to the input's index: a structured result's fields as
     columns, else its ``text``; then ``is_error``, ``error``, ``elapsed_s``."""
     import pandas as pd  # only here: the runtime imports no pandas at module level
 
-    outcomes = list(outcomes)
-    records: list[JSON] = []
-    needs_text = False
-    for outcome in outcomes:
-        result = outcome.result
-        record: JSON = {}
-        if result is not None:
-            if isinstance(result.structured, dict):
-                record.update({k: v for k, v in result.structured.items() if k not in STATUS_COLUMNS})
-            else:
-                record["text"] = result.text
-                needs_text = True
-        record["is_error"] = outcome.is_error
-        error = outcome.error
-        if error is None and result is not None and result.is_error:
-            error = result.text
-        record["error"] = error
-        record["elapsed_s"] = outcome.elapsed_s
-        records.append(record)
-    fields = list(dict.fromkeys(k for r in records for k in r if k not in STATUS_COLUMNS and k != "text"))
-    order = [*fields, *(["text"] if needs_text else []), *STATUS_COLUMNS]
-    index = pd.Index([o.index for o in outcomes], name=index_name)
-    return pd.DataFrame.from_records(records, columns=order, index=index)
+    rows = [r if r is not None else row_record(None, CANCELLED, None) for r in records]
+    names = dict.fromkeys(k for r in rows if len(r) > len(STATUS_COLUMNS) for k in r)
+    fields = [k for k in names if k not in STATUS_COLUMNS and k != "text"]
+    order = [*fields, *(["text"] if "text" in names else []), *STATUS_COLUMNS]
+    return pd.DataFrame.from_records(rows, columns=order, index=pd.Index(index, name=index_name))
 
 
 def first(source: Iterator[tuple[Any, JSON]], n: int) -> tuple[list[tuple[Any, JSON]], Iterator[tuple[Any, JSON]]]:

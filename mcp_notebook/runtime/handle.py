@@ -398,14 +398,13 @@ class Server:
             on_progress=displayed(runtime.interaction, self.name, tool, on_progress),
         )
         try:
-            outcomes = await steps.run(run.run(), self.name)
+            await steps.run(run.run(), self.name)
         except (KeyboardInterrupt, RequestCancelled):
             # Ctrl-C cancelled the run; it ends with the rows so far (the grace: a run that
             # cannot end promptly is left, and the interrupt stands).
             if not run.ended.wait(5.0):
                 raise
-            outcomes = run.outcomes
-        return map_frame(outcomes, getattr(getattr(rows, "index", None), "name", None))
+        return map_frame(run.index, run.records, getattr(getattr(rows, "index", None), "name", None))
 
     map, amap = blocking(_map), awaitable(_map)
 
