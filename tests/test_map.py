@@ -87,6 +87,30 @@ def test_structured_fields_become_columns_and_a_generator_is_read_lazily() -> No
         client.close()
 
 
+def test_blocking_calls_on_another_thread_while_a_map_writes(everything: Any) -> None:
+    """A map's requests (gathered and written by the loop) and blocking calls made meanwhile
+    on another thread (written there) share the server's stdin: each line arrives whole
+    and every answer lands where it belongs."""
+    stop = threading.Event()
+    answers: list[tuple[int, str]] = []
+
+    def call_meanwhile() -> None:
+        i = 0
+        while i < 20 or not stop.is_set():
+            answers.append((i, everything.call_tool("echo", {"message": f"side {i}"}).text))
+            i += 1
+
+    side = threading.Thread(target=call_meanwhile)
+    side.start()
+    try:
+        out = everything.map("echo", pd.DataFrame({"message": [f"row {i}" for i in range(2000)]}), concurrency=32)
+    finally:
+        stop.set()
+        side.join()
+    assert not out["is_error"].any() and out["text"].tolist() == [f"Echo: row {i}" for i in range(2000)]
+    assert len(answers) >= 20 and all(text == f"Echo: side {i}" for i, text in answers)
+
+
 def test_cancel_midway_returns_the_partial_frame(everything: Any) -> None:
     table = pd.DataFrame({"a": range(1000), "b": 1})
     progress: list[MapProgress] = []
