@@ -33,7 +33,7 @@ from .runtime.client import Client
 from .runtime.handle import Server
 from .runtime.interaction import Interaction
 
-__all__ = ["connections", "map_partitions", "run_partition", "worker_server"]
+__all__ = ["WorkerInteraction", "connections", "map_partitions", "run_partition", "worker_server"]
 
 _lock = threading.Lock()  # a worker runs partitions on several threads: one connection each
 _servers: dict[str, Server] = {}
@@ -53,6 +53,7 @@ def map_partitions(
     on_error: OnError = "record",
     columns: Mapping[str, str] | None = None,
     retry_unsafe: bool = False,
+    explode: str | None = None,
     **constants: Any,
 ) -> Any:
     """``Server.map(tool, partition, ...)`` for every partition of ``ddf``, on the workers:
@@ -69,7 +70,7 @@ def map_partitions(
 
     if not isinstance(config, ServerConfig):
         raise ArgumentError(f"map_partitions: config must be a ServerConfig, not {type(config).__name__}")
-    check_options(concurrency, retries, on_error)
+    check_options(concurrency, retries, on_error, explode)
     options: dict[str, Any] = dict(
         concurrency=concurrency,
         timeout=timeout,
@@ -77,6 +78,7 @@ def map_partitions(
         on_error=on_error,
         columns=dict(columns) if columns else None,
         retry_unsafe=retry_unsafe,
+        explode=explode,
         **constants,
     )
     policy = approval if approval is not None else ApprovalPolicy()
@@ -118,12 +120,20 @@ def worker_server(config: ServerConfig, approval: ApprovalPolicy) -> Server:
     with _lock:
         server = _servers.get(key)
         if server is None:
-            client = Client(approval=approval, interaction=Interaction())  # headless: nobody on a worker
+            client = Client(approval=approval, interaction=WorkerInteraction())
             server = _servers[key] = client.add_config(config, connect=False)
         if server.status is not Status.CONNECTED:
             _opened[config.name] += 1
             server.restart()
         return server
+
+
+class WorkerInteraction(Interaction):
+    """Nobody sits at a worker: approvals follow the policy headless, and a map prints no
+    progress lines (Dask's dashboard shows the partitions; every worker's lines would interleave)."""
+
+    def map_text(self, server: str, tool: str) -> None:
+        return None
 
 
 def connections() -> dict[str, int]:

@@ -11,13 +11,13 @@ import sys
 import typing
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Optional, Union
 
 import pytest
 from conftest import wait_for
 from kernels import Kernel, text_of
 
-from mcp_notebook import Client
+from mcp_notebook import Client, Handlers
 from mcp_notebook.core.naming import split_qualified_name
 from mcp_notebook.errors import ArgumentError
 
@@ -29,9 +29,29 @@ def demo(module_client: Client) -> Any:
     return module_client.add("demo", command=sys.executable, args=["-m", "mcp_notebook.demo"])
 
 
+JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
+HINTS = {"readOnlyHint": "read-only", "destructiveHint": "destructive", "idempotentHint": "idempotent"}
+
+
+def expected_annotation(prop: dict[str, Any]) -> Any:
+    """The annotation the issue asks for, read from a property's schema (the shapes these
+    servers use: a JSON type, an enum, an array, anyOf with null)."""
+    if "anyOf" in prop:
+        return Union[tuple(expected_annotation(o) for o in prop["anyOf"])]  # noqa: UP007
+    if prop.get("type") == "null":
+        return type(None)
+    if "enum" in prop:
+        return Literal[tuple(prop["enum"])]
+    if prop.get("type") == "array":
+        return list[expected_annotation(prop["items"])] if "items" in prop else list
+    return JSON_TYPES[prop["type"]]
+
+
 def check_function(server: Any, name: str, function: Any) -> None:
     """What every tool's function promises: its name, the tool's parameters in its signature
-    (required ones positional in schema order, optional ones keyword-only), a docstring."""
+    (required ones positional in schema order, optional ones keyword-only), annotations from
+    the JSON types, and a docstring with the title, description, each parameter's description,
+    the annotations (hints) and the output schema's fields."""
     tool = server.get_tool(function.tool_name)
     assert function.__name__ == name and name.isidentifier()
     schema = tool.input_schema
@@ -41,22 +61,55 @@ def check_function(server: Any, name: str, function: Any) -> None:
     keyword = [p.name for p in params.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
     assert positional == [r.replace("-", "_") for r in required], (name, positional)
     assert sorted(positional + keyword) == sorted(p.replace("-", "_") for p in props), (name, params)
+    doc = inspect.getdoc(function)
+    assert doc and f"tool {tool.name!r} of server {server.name!r}" in doc
+    if tool.title:
+        assert doc.startswith(tool.title)
+    if tool.description:
+        assert tool.description.strip().splitlines()[0] in doc
     for p in params.values():
         prop = props.get(p.name) or next(v for k, v in props.items() if k.replace("-", "_") == p.name)
         if "default" in prop:
             assert p.default == prop["default"]
-    doc = inspect.getdoc(function)
-    assert doc and f"tool {tool.name!r} of server {server.name!r}" in doc
-    if tool.description:
-        assert tool.description.strip().splitlines()[0] in doc
-    for p in params.values():
-        assert f"\n{p.name}" in doc  # each parameter has its entry
+        hint = expected_annotation(prop)
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and "default" not in prop:
+            hint = Optional[hint]  # noqa: UP045 (None: not sent)
+        assert p.annotation == hint, (name, p.name, p.annotation, hint)
+        assert f"\n{p.name}" in doc  # each parameter has its entry, with its description
+        if prop.get("description"):
+            assert prop["description"].strip().splitlines()[0] in doc, (name, p.name)
+    for key, label in HINTS.items():
+        said = tool.annotations.get(key)
+        if isinstance(said, bool):
+            shown = label if said else f"not {label}"
+            assert f"Annotations: {shown}" in doc or f", {shown}" in doc, (name, key)
+    for field in (tool.output_schema or {}).get("properties", {}):
+        assert f"\n    {field} : " in doc, (name, field)  # under Returns
     assert inspect.signature(function.acall) == inspect.signature(function)
 
 
-def test_every_tool_of_everything_is_a_function(everything: Any) -> None:
+@pytest.fixture(scope="module")
+def everything_all(everything_cmd: tuple[str, list[str]]) -> Iterator[Any]:
+    """server-everything seen by a client that answers sampling, elicitation and roots (as a
+    notebook's does): it then lists the tools that need them too."""
+    client = Client(
+        handlers=Handlers(
+            sampling=lambda params: {"role": "assistant", "content": {"type": "text", "text": "-"}, "model": "m"},
+            elicitation=lambda params: {"action": "decline"},
+            roots=lambda params: {"roots": []},
+        )
+    )
+    try:
+        yield client.add("everything", *everything_cmd)
+    finally:
+        client.close()
+
+
+def test_every_tool_of_everything_is_a_function(everything_all: Any) -> None:
+    everything = everything_all
     names = dir(everything.tools)
     listed = [t.name for t in everything.list_tools()]
+    assert {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"} <= set(listed)
     assert len(names) == len(listed) and "get_sum" in names and "echo" in names
     for name in names:
         check_function(everything, name, getattr(everything.tools, name))

@@ -111,6 +111,40 @@ def test_blocking_calls_on_another_thread_while_a_map_writes(everything: Any) ->
     assert len(answers) >= 20 and all(text == f"Echo: side {i}" for i, text in answers)
 
 
+def test_records_are_exploded_only_when_asked() -> None:
+    client = Client()
+    try:
+        demo = client.add("demo", *DEMO)
+        rows = pd.DataFrame({"species": ["Gentoo", "Emperor", "Adelie"]}, index=pd.Index(["g", "e", "a"], name="ask"))
+        kept = demo.map("query_penguins", rows, limit=2)
+        assert list(kept.index) == ["g", "e", "a"] and len(kept.loc["g", "rows"]) == 2  # the list in one cell
+        out = demo.map("query_penguins", rows, limit=2, explode="rows")
+        assert list(out.index) == ["g", "g", "e", "a", "a"] and out.index.name == "ask"  # a row per record
+        assert list(out.columns[:3]) == ["count", "species", "island"] and "rows" not in out.columns
+        assert out.loc["g", "species"].tolist() == ["Gentoo", "Gentoo"] and out.loc["a", "count"].tolist() == [152, 152]
+        assert out.loc["e", "is_error"] and "Emperor" in out.loc["e", "error"]  # a failed row stays, once
+        with pytest.raises(
+            ArgumentError, match="explode='row' is not a field of its structured result; its fields: count, rows"
+        ):
+            demo.map("query_penguins", rows, explode="row")
+    finally:
+        client.close()
+
+
+def test_fields_named_like_status_columns_are_kept(client: Client) -> None:
+    shapes = client.add("shapes", sys.executable, [os.path.join(SERVERS_DIR, "shapes.py")])
+    answer = {"error": "none here", "n": 0, "items": [{"n": 1, "error": "x", "k": "a"}, {"n": 2}], "elapsed_s": 9}
+    out = shapes.map("echo_fields", [{"fields": answer}, {"fields": {"items": []}}])
+    assert list(out.columns) == ["result_error", "n", "items", "result_elapsed_s", "is_error", "error", "elapsed_s"]
+    assert out.loc[0, "result_error"] == "none here" and out.loc[0, "result_elapsed_s"] == 9
+    assert not out["is_error"].any() and out["error"].isna().all()
+    flat = shapes.map("echo_fields", [{"fields": answer}, {"fields": {"items": []}}], explode="items")
+    assert list(flat.index) == [0, 0, 1]  # an empty list: one row, its record columns empty
+    assert list(flat.columns[:5]) == ["result_error", "n", "items.n", "items.error", "k"]  # clashes: field.key
+    assert flat["items.n"].tolist()[:2] == [1, 2] and flat["n"].tolist()[:2] == [0, 0]
+    assert flat["items.error"].tolist()[0] == "x" and flat["error"].isna().all()
+
+
 def test_cancel_midway_returns_the_partial_frame(everything: Any) -> None:
     table = pd.DataFrame({"a": range(1000), "b": 1})
     progress: list[MapProgress] = []
@@ -287,6 +321,8 @@ def test_map_magic(shell: InteractiveShell) -> None:
         ("%mcp map everything.get-sum $nothing", "no variable 'nothing'"),
         ("%mcp map everything.get-sum $df concurrency=3", "an option of map"),
         ("%mcp map everything.get-sum $df --concurrency 0", "at least 1"),
+        ("%mcp map everything.get-sum $df --explode", "--explode takes the name of a field"),
+        ("%mcp map everything.get-structured-content $df --explode wind", "explode='wind' is not a field"),
     ]:
         with pytest.raises((UsageError, ArgumentError), match=why):
             shell.run_line_magic("mcp", bad[len("%mcp ") :])

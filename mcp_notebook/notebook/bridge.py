@@ -27,9 +27,12 @@ from ..core.oauth import LoginRequest
 from ..core.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled
 from ..runtime import login
+from ..runtime.bulk import MapProgress
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start
 from ..runtime.loop import on_loop_thread
 from ..runtime.steps import drive
+from ..runtime.textprogress import MapText, is_terminal
+from . import console
 from .modes import BLOCKED_NOTE, Mode, choose_mode
 from .questions import Approval, Login, Question
 from .steps import AWAITING, BLOCKING, Taker
@@ -229,6 +232,15 @@ class NotebookInteraction(Interaction):
         waiter = self._current()
         if waiter is not None:
             waiter.post_progress((server, tool), (progress, total, message))
+
+    def map_text(self, server: str, tool: str) -> Callable[[MapProgress], None] | None:
+        """A map's progress as text where a bar would not be seen: a notebook run headless
+        (nbclient, papermill: a bar is saved as a widget's repr) or terminal IPython whose
+        output goes to a file; else None (the progress bar, or terminal IPython's line)."""
+        if console.in_terminal():
+            return None if is_terminal(sys.stdout) else MapText(server, tool)
+        setting = "auto" if self.mode_setting == "headless" else self.mode_setting  # forced: a bar may be seen
+        return MapText(server, tool) if choose_mode(setting, in_async=True) is Mode.HEADLESS else None
 
     def notification(self, server: str, method: str, params: dict[str, Any]) -> None:
         waiter = self._current()

@@ -4,8 +4,8 @@
   ``;``, but a magic's ``;`` lands inside the magic's argument string. It is moved out.
 - On ipykernel 7, a cell that waits while a person answers must *await* for widget clicks
   to reach it (measured: a blocked cell never gets them on 7.4). So the magics that can
-  prompt (call, read, prompt, %%mcp_call; add, restart and login, which may show an OAuth
-  login card) become ``await`` expressions there, at the top
+  prompt (call, map, read, prompt, %%mcp_call; add, restart and login, which may show an
+  OAuth login card) become ``await`` expressions there, at the top
   level of a cell; IPython then runs the cell asynchronously. Elsewhere they stay as they are.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 __all__ = ["ASYNC_SUBCOMMANDS", "CELL_RUNNER", "LINE_RUNNER", "make_transformer"]
 
-ASYNC_SUBCOMMANDS = ("call", "read", "prompt", "add", "restart", "login")
+ASYNC_SUBCOMMANDS = ("call", "map", "read", "prompt", "add", "restart", "login")
 LINE_RUNNER = "__mcp_line__"
 CELL_RUNNER = "__mcp_cell__"
 

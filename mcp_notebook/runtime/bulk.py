@@ -31,8 +31,10 @@ __all__ = [
     "MapProgress",
     "MapRun",
     "OnError",
+    "check_explode",
     "check_options",
     "displayed",
+    "exploded",
     "first",
     "map_frame",
     "row_record",
@@ -46,7 +48,7 @@ STATUS_COLUMNS = ("is_error", "error", "elapsed_s")
 CANCELLED = "cancelled"
 
 
-def check_options(concurrency: Any, retries: Any, on_error: Any) -> None:
+def check_options(concurrency: Any, retries: Any, on_error: Any, explode: Any = None) -> None:
     """A map's options, checked before anything is asked or sent."""
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ArgumentError(f"map: concurrency must be a whole number of at least 1, not {concurrency!r}")
@@ -54,6 +56,18 @@ def check_options(concurrency: Any, retries: Any, on_error: Any) -> None:
         raise ArgumentError(f"map: retries must be a whole number of at least 0, not {retries!r}")
     if on_error not in ("record", "raise"):
         raise ArgumentError(f"map: on_error must be 'record' or 'raise', not {on_error!r}")
+    if explode is not None and (not isinstance(explode, str) or not explode):
+        raise ArgumentError(f"map: explode must name a field of the tool's structured result, not {explode!r}")
+
+
+def check_explode(tool: str, listing: JSON | None, explode: str | None) -> None:
+    """``explode`` names a field the tool's ``outputSchema`` declares (when it has one)."""
+    properties = ((listing or {}).get("outputSchema") or {}).get("properties")
+    if explode is not None and isinstance(properties, dict) and explode not in properties:
+        raise ArgumentError(
+            f"map over {tool!r}: explode={explode!r} is not a field of its structured result; "
+            f"its fields: {', '.join(map(str, properties)) or 'none'}"
+        )
 
 
 def row_source(
@@ -110,7 +124,7 @@ def row_record(result: CallResult | None, error: str | None, elapsed_s: float | 
     if result is not None:
         structured = result.structured
         if isinstance(structured, dict):
-            record.update({k: v for k, v in structured.items() if k not in STATUS_COLUMNS})
+            record.update({RENAMED.get(k) or k: v for k, v in structured.items()})
         else:
             record["text"] = result.text
         if result.is_error:
@@ -142,26 +156,34 @@ class MapProgress:
     @property
     def rate(self) -> float | None:
         """Rows per second so far."""
-        elapsed = self.elapsed_s
-        return self.done / elapsed if self.done and elapsed > 0 else None
+        return self.rate_after(self.elapsed_s)
 
     @property
     def eta_s(self) -> float | None:
-        rate = self.rate
+        return self.eta_after(self.elapsed_s)
+
+    def rate_after(self, elapsed_s: float) -> float | None:
+        return self.done / elapsed_s if self.done and elapsed_s > 0 else None
+
+    def eta_after(self, elapsed_s: float) -> float | None:
+        rate = self.rate_after(elapsed_s)
         return (self.total - self.done) / rate if rate and self.total is not None else None
 
-    def describe(self) -> str:
-        """One line: ``412/1,000 rows, 38.2/s, ETA 15s, 3 errors``."""
+    def describe(self, elapsed_s: float | None = None) -> str:
+        """One line: ``412/1,000 rows, 38.2/s, ETA 15s, 3 errors`` (``elapsed_s``: the time
+        since the start by the caller's clock; by default, since ``started``)."""
         total = f"/{self.total:,}" if self.total is not None else ""
-        return f"{self.done:,}{total} rows, {self.note()}"
+        return f"{self.done:,}{total} rows, {self.note(elapsed_s)}"
 
-    def note(self) -> str:
+    def note(self, elapsed_s: float | None = None) -> str:
         """What a progress bar adds to its count: ``38.2/s, ETA 15s, 3 errors``."""
+        elapsed = self.elapsed_s if elapsed_s is None else elapsed_s
+        rate, eta = self.rate_after(elapsed), self.eta_after(elapsed)
         parts = []
-        if self.rate:
-            parts.append(f"{self.rate:.1f}/s")
-        if self.eta_s is not None and self.done != self.total:
-            parts.append(f"ETA {self.eta_s:.0f}s")
+        if rate:
+            parts.append(f"{rate:.1f}/s")
+        if eta is not None and self.done != self.total and not self.finished:
+            parts.append(f"ETA {eta:.0f}s")
         parts.append(f"{self.errors:,} error{'s' if self.errors != 1 else ''}")
         if self.cancelled:
             parts.append("cancelled")
@@ -179,7 +201,8 @@ Call = Callable[[JSON], Awaitable[CallResult]]
 
 class MapRun:
     """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call;
-    ``on_progress(progress)`` runs on the loop at the start and after each row (keep it quick)."""
+    ``on_progress(progress)`` runs on the loop at the start, after each row and at the end
+    (``progress.finished``); keep it quick."""
 
     def __init__(
         self,
@@ -244,6 +267,8 @@ class MapRun:
             if workers:
                 await asyncio.gather(*workers, return_exceptions=True)
         self._finish(self._exhausted)
+        if self._on_progress is not None:
+            self._on_progress(self.progress)  # the end (progress.finished): a display's last state
         self.ended.set()
         return self.records
 
@@ -317,30 +342,82 @@ class MapRun:
 def displayed(
     interaction: Interaction, server: str, tool: str, on_progress: Callable[[MapProgress], None] | None
 ) -> Callable[[MapProgress], None] | None:
-    """The caller's progress callback, plus the interaction's progress bar (the one a call
-    that reports progress gets: its Cancel, or Ctrl-C, cancels the map)."""
-    if not interaction.shows_progress:
-        return on_progress
-    show, bar = interaction.progress, f"{tool} (map)"
+    """The caller's progress callback, plus what the interaction shows: its ``map_text``
+    (text on stderr where no bar is seen), else its progress bar (the one a call that
+    reports progress gets: its Cancel, or Ctrl-C, cancels the map)."""
+    shown = interaction.map_text(server, tool)
+    if shown is None and interaction.shows_progress:
+        show, bar = interaction.progress, f"{tool} (map)"
+
+        def shown(progress: MapProgress) -> None:
+            show(server, bar, progress.done, progress.total, progress.note())
+
+    if shown is None or on_progress is None:
+        return shown or on_progress
+    first, second = shown, on_progress
 
     def both(progress: MapProgress) -> None:
-        show(server, bar, progress.done, progress.total, progress.note())
-        if on_progress is not None:
-            on_progress(progress)
+        first(progress)
+        second(progress)
 
     return both
 
 
-def map_frame(index: list[Any], records: list[JSON | None], index_name: Any = None) -> Any:
+def map_frame(index: list[Any], records: list[JSON | None], index_name: Any = None, explode: str | None = None) -> Any:
     """The map's DataFrame, aligned to the input's index: a structured result's fields as
-    columns, else its ``text``; then ``is_error``, ``error``, ``elapsed_s``."""
+    columns (one named like a status column is kept as ``result_<name>``), else its
+    ``text``; then ``is_error``, ``error``, ``elapsed_s``. ``explode``: a field holding a
+    list gives a row per item (a record's keys as columns, named ``<field>.<key>`` where
+    they would clash), the input's index repeated; an empty list leaves one row."""
     import pandas as pd  # only here: the runtime imports no pandas at module level
 
     rows = [r if r is not None else row_record(None, CANCELLED, None) for r in records]
+    if explode is not None:
+        index, rows = _exploded_rows(index, rows, explode)
     names = dict.fromkeys(k for r in rows if len(r) > len(STATUS_COLUMNS) for k in r)
     fields = [k for k in names if k not in STATUS_COLUMNS and k != "text"]
     order = [*fields, *(["text"] if "text" in names else []), *STATUS_COLUMNS]
     return pd.DataFrame.from_records(rows, columns=order, index=pd.Index(index, name=index_name))
+
+
+def _exploded_rows(index: list[Any], rows: list[JSON], field: str) -> tuple[list[Any], list[JSON]]:
+    """Each row's records (``exploded``), its status columns on every one, its index repeated."""
+    new_index: list[Any] = []
+    new_rows: list[JSON] = []
+    for label, row in zip(index, rows, strict=True):
+        status = {k: row[k] for k in STATUS_COLUMNS}
+        record = {k: v for k, v in row.items() if k not in status}
+        parts = exploded(record, field)
+        new_rows.extend({**part, **status} for part in parts)
+        new_index.extend([label] * len(parts))
+    return new_index, new_rows
+
+
+# A structured field named like a status column is kept, renamed.
+RENAMED: dict[str, str] = {name: f"result_{name}" for name in STATUS_COLUMNS}
+
+
+def exploded(record: JSON, field: str) -> list[JSON]:
+    """One row per item of ``record[field]`` when it is a non-empty list, in the field's place:
+    a dict item's keys as columns (``field.key`` where a key is another field's or a status
+    column's name), another item as the field's value. Else the record as it is."""
+    field = RENAMED.get(field, field)
+    items = record.get(field)
+    if not isinstance(items, list) or not items:
+        return [{k: v for k, v in record.items() if k != field}] if isinstance(items, list) else [record]
+    keys = list(record)
+    place = keys.index(field)
+    before = {k: record[k] for k in keys[:place]}
+    after = {k: record[k] for k in keys[place + 1 :]}
+    taken = {*before, *after, *STATUS_COLUMNS, "text"}
+    rows = []
+    for item in items:
+        if isinstance(item, dict):
+            columns = {(f"{field}.{k}" if k in taken else str(k)): v for k, v in item.items()}
+        else:
+            columns = {field: item}
+        rows.append({**before, **columns, **after})
+    return rows
 
 
 def first(source: Iterator[tuple[Any, JSON]], n: int) -> tuple[list[tuple[Any, JSON]], Iterator[tuple[Any, JSON]]]:

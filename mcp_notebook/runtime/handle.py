@@ -23,7 +23,7 @@ from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
 from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
-from .bulk import MapProgress, MapRun, OnError, check_options, displayed, first, map_frame, row_source
+from .bulk import MapProgress, MapRun, OnError, check_explode, check_options, displayed, first, map_frame, row_source
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .functions import Tools
@@ -348,29 +348,30 @@ class Server:
         columns: Mapping[str, str] | None = None,
         retry_unsafe: bool = False,
         on_progress: Callable[[MapProgress], None] | None = None,
+        explode: str | None = None,
         **constants: Any,
     ) -> Any:
         """Call ``tool`` for every row of ``rows`` (a DataFrame, a list of dicts, any
         iterable of dicts), ``concurrency`` at a time; a pandas DataFrame aligned to the
-        input's index comes back: a structured result's fields as columns, else ``text``;
-        then ``is_error``, ``error`` and ``elapsed_s``.
+        input's index comes back: a structured result's fields as columns (a field named
+        is_error/error/elapsed_s as ``result_<name>``), else ``text``; then ``is_error``,
+        ``error`` and ``elapsed_s``. ``explode="field"``: a row per item of that list field
+        (a record's keys as columns), the input's index repeated.
 
         A DataFrame's columns are matched to the tool's parameters by name (others are
         ignored; ``columns={"column": "parameter"}`` renames); ``constants`` go with every
         row; missing values are left out. Rows are read only as slots free up. Approval,
-        when the policy asks, is asked once for the whole map. ``timeout``: each call's
-        (None: the server's request timeout). ``retries``: a call the server refused as
-        busy (HTTP 429/503, honouring Retry-After) goes again up to that many times, with
-        exponential backoff and jitter; one that failed in transport or timed out (it may
-        have run) only when the tool is annotated ``idempotentHint`` or ``retry_unsafe``.
+        when the policy asks, is asked once for the whole map. ``timeout``: each call's.
+        ``retries``: a call refused as busy (HTTP 429/503) goes again, with backoff; one that
+        may have run only for a tool annotated ``idempotentHint``, or ``retry_unsafe``.
         ``on_error="raise"`` ends the map at the first failed row. ``on_progress(progress)``
-        runs on the background loop at the start and after each row; ``progress.cancel()`` (from anywhere)
-        or Ctrl-C stops the map: what is in flight is cancelled on the server and the frame
-        so far comes back, the rest marked ``cancelled``. A server that exits ends the map
-        the same way, its rows saying how it exited."""
-        check_options(concurrency, retries, on_error)
+        runs on the loop at the start, after each row and at the end; ``progress.cancel()``
+        (from anywhere) or Ctrl-C cancels what is in flight on the server and returns the
+        frame so far, the rest marked ``cancelled``; so does a server that exits."""
+        check_options(concurrency, retries, on_error, explode)
         runtime = self.runtime
         listing = await steps.run(self._find_tool(tool, required=True), self.name)
+        check_explode(tool, listing, explode)
         properties = ((listing or {}).get("inputSchema") or {}).get("properties")
         parameters = list(properties) if isinstance(properties, dict) and properties else None
         source, total = row_source(tool, rows, parameters, columns, constants)
@@ -404,7 +405,7 @@ class Server:
             # cannot end promptly is left, and the interrupt stands).
             if not run.ended.wait(5.0):
                 raise
-        return map_frame(run.index, run.records, getattr(getattr(rows, "index", None), "name", None))
+        return map_frame(run.index, run.records, getattr(getattr(rows, "index", None), "name", None), explode)
 
     map, amap = blocking(_map), awaitable(_map)
 

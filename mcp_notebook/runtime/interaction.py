@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..core.oauth import LoginRequest
 from ..core.session import Waker
@@ -23,6 +23,10 @@ from ..core.text import printable
 from ..errors import LoginRequired, ToolDenied
 from . import login
 from .terminal import StdinEnded, Wake, read_line, stdin_is_terminal
+from .textprogress import MapText
+
+if TYPE_CHECKING:
+    from .bulk import MapProgress
 
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]
@@ -117,6 +121,13 @@ class Interaction:
 
     def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
         """A call's progress (called on the background loop; show it, quickly)."""
+
+    def map_text(self, server: str, tool: str) -> Callable[[MapProgress], None] | None:
+        """A bulk map's progress as text (a ``MapProgress`` callback), or None: shown by
+        ``progress`` if it shows any, else not at all. By default, where ``progress`` shows
+        nothing: text on stderr, redrawn in place on a terminal, else a line every few
+        seconds at most (textprogress.py)."""
+        return None if self.shows_progress else MapText(server, tool)
 
     def show_urls(self, server: str, elicitations: list[dict[str, Any]], *, awaiting: bool = False) -> None:
         """Pages a server needs visited before a call can work (error -32042); ``awaiting``:

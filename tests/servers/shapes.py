@@ -3,7 +3,8 @@ flat fields: nested objects (one optional), lists of objects, lists of choices a
 
     python tests/servers/shapes.py
 
-``plan_trip`` echoes the arguments it received as its structured result.
+``plan_trip`` echoes the arguments it received as its structured result; ``echo_fields``
+answers with the fields it is given as its structured result (any names, lists of records).
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ def plan_trip(
         "notes": notes,
         "insurance": insurance.model_dump() if insurance else None,
     }
+
+
+@server.tool()
+def echo_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """Answer with ``fields`` as the structured result."""
+    return fields
 
 
 if __name__ == "__main__":

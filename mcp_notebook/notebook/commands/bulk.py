@@ -16,7 +16,8 @@ _NUMBERS = {"--concurrency": int, "--retries": int, "--timeout": float}
 
 
 @command(
-    "map SERVER.TOOL $ROWS [--concurrency N] [--retries N] [--timeout S] [--retry-unsafe] [-o VAR] [key=value …]",
+    "map SERVER.TOOL $ROWS [--concurrency N] [--retries N] [--timeout S] [--retry-unsafe] [--explode FIELD] "
+    "[-o VAR] [key=value …]",
     "call a tool for every row of a table",
     """
 $ROWS is a DataFrame (its columns matched to the tool's parameters by name; other columns
@@ -26,12 +27,17 @@ key=value pairs (values as for call) go with every row. --concurrency calls at a
 goes again, with backoff, up to N times; one that may have run (a lost reply, a timeout)
 only for a tool annotated idempotentHint, or with --retry-unsafe. A tool that needs
 approval asks once for the whole map. The result is a DataFrame on the input's index: a
-structured result's fields as columns (else text), then is_error, error and elapsed_s;
--o VAR also stores it. A progress bar shows done/total, the rate, the time left and the
-errors so far; its Cancel (or an interrupt) cancels what is in flight and returns the rows
-so far, the rest marked cancelled.
+structured result's fields as columns (else text; a field named is_error, error or
+elapsed_s is kept as result_is_error, …), then is_error, error and elapsed_s; -o VAR also
+stores it. --explode FIELD: a field holding a list of records gives a row per record (its
+keys as columns, the input's index repeated); without it the list stays in one cell.
+A progress bar shows done/total, the rate, the time left and the errors so far; its
+Cancel (or an interrupt) cancels what is in flight and returns the rows so far, the rest
+marked cancelled (on a terminal a text line; headless, a line on stderr every few
+seconds at most).
   out = %mcp map everything.get-sum $df b=1
   %mcp map demo.query_penguins $species --concurrency 4 limit=3 -o found
+  %mcp map demo.query_penguins $species --explode rows limit=3
 """,
 )
 def map_(ctx: Context, tokens: list[str]) -> Any:
@@ -54,6 +60,10 @@ def map_(ctx: Context, tokens: list[str]) -> Any:
                 raise UsageError(f"%mcp map: {token} takes a number, not {value!r}") from None
         elif token == "--retry-unsafe":
             kwargs["retry_unsafe"] = True
+        elif token == "--explode":
+            kwargs["explode"] = next(rest, "")
+            if not kwargs["explode"] or kwargs["explode"].startswith("-"):
+                raise UsageError("%mcp map: --explode takes the name of a field of the tool's result")
         elif token in ("-o", "--output"):
             output = next(rest, "")
             if not output.isidentifier():
@@ -64,7 +74,7 @@ def map_(ctx: Context, tokens: list[str]) -> Any:
             pairs.append(token)
     server = server_named(ctx, server_name)
     constants = key_values(pairs, ctx.namespace)
-    taken = {"concurrency", "retries", "timeout", "retry_unsafe", "on_error", "columns", "on_progress"}
+    taken = {"concurrency", "retries", "timeout", "retry_unsafe", "on_error", "columns", "on_progress", "explode"}
     clash = sorted(taken & set(constants))
     if clash:
         raise UsageError(f"%mcp map: {', '.join(clash)} is an option of map, not a parameter; use --{clash[0]}")

@@ -1,0 +1,73 @@
+"""``%mcp map`` of a tool that asks first, in real kernels (ipykernel 7.4, where the magic
+is awaited so that the card's clicks reach the cell, and 6.31, where the blocked cell polls
+for them): ONE approval card for the whole map, naming the tool, the row count and the
+first rows' arguments; Approve runs every row, Deny sends none."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import pytest
+from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
+
+KERNELS = [k for k in kernel_names() if ipykernel_version(k) in ((7, 4), (6, 31))]
+ROWS = "rows = [{'species': s} for s in ['Adelie', 'Gentoo', 'Chinstrap', 'Adelie', 'Gentoo']]"
+
+
+@pytest.fixture(scope="module", params=KERNELS)
+def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+    name = request.param
+    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("map-kernel")), extra_env=kernel_env(name))
+    try:
+        text = text_of(k.run(f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n{ROWS}"))
+        assert "✓ demo" in text, text
+        yield k
+    finally:
+        k.close()
+
+
+def approval_cards(kernel: Kernel) -> list[str]:
+    return [
+        str(state.get("value", ""))
+        for state in kernel.widgets.values()
+        if state.get("_model_name") == "HTMLModel" and "Approve a" in str(state.get("value", ""))
+    ]
+
+
+def counts(kernel: Kernel) -> str:
+    return text_of(kernel.run(
+        "a = %mcp call demo.query_penguins species=Adelie\n"
+        "g = %mcp call demo.query_penguins species=Gentoo\n"
+        "print('counts', a.structured['count'], g.structured['count'])"
+    ))  # fmt: skip
+
+
+@pytest.mark.parametrize("answer", ["Deny", "Approve"])  # Deny first: Approve deletes
+def test_a_map_of_a_tool_that_asks_asks_once(kernel: Kernel, answer: str) -> None:
+    kernel.forget_widgets()
+    cell = kernel.start("out = %mcp map demo.delete_penguins $rows --concurrency 1\nprint(out['result'].tolist())")
+    kernel.click(answer)
+    outputs = kernel.outputs(cell)
+    cards = approval_cards(kernel)
+    assert len(cards) == 1, cards  # once per map, not once per row
+    assert "Approve a map for 5 rows" in cards[0] and "demo.delete_penguins" in cards[0]
+    shown = cards[0].split("<pre", 1)[1]  # the first rows' arguments
+    assert shown.count("&quot;species&quot;") == 3 and "Chinstrap" in shown, shown
+    text = text_of(outputs)
+    if answer == "Deny":
+        said = [line for line in text.splitlines() if "denied" in line]
+        assert said == ["UsageError: demo.delete_penguins was denied; nothing was sent"], text  # one line
+        assert "Traceback" not in text
+        assert "counts 152 124" in counts(kernel)  # no row was sent: nothing deleted
+    else:
+        assert "deleted 152 Adelie" in text and "deleted 68 Chinstrap" in text and "deleted 0 Gentoo" in text, text
+        assert text.count("deleted") == 5 and "FloatProgress" in text  # where a bar is seen, a bar
+
+
+def test_a_headless_run_prints_text_not_a_bar(kernel: Kernel) -> None:
+    """nbclient and papermill send no input() and connect no widget manager: a progress bar
+    would be saved as a widget's repr. A quick map shows nothing (a long one, a line on
+    stderr every few seconds at most: test_map_text.py)."""
+    outputs = kernel.run("out = %mcp map demo.query_penguins $rows limit=1\nprint(len(out))", allow_stdin=False)
+    assert [o["type"] for o in outputs] == ["stream"] and text_of(outputs).strip() == "5", outputs
