@@ -17,17 +17,19 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.backoff import Backoff, retryable
+from ..core.text import printable
 from ..core.types import CallResult
 from ..core.values import to_json
 from ..errors import ArgumentError, NotConnected, ServerExited
 from .interaction import Interaction
 
 __all__ = [
+    "GRACE_S",
     "MapProgress",
     "MapRun",
     "OnError",
@@ -35,10 +37,10 @@ __all__ = [
     "check_options",
     "displayed",
     "exploded",
-    "first",
     "map_frame",
+    "parameters",
     "row_record",
-    "row_source",
+    "RowSource",
 ]
 
 JSON = dict[str, Any]
@@ -46,6 +48,11 @@ OnError = Literal["record", "raise"]
 # The columns every map's frame has, after the result's own.
 STATUS_COLUMNS = ("is_error", "error", "elapsed_s")
 CANCELLED = "cancelled"
+# A row as the map takes it: its index label, and its arguments or why it cannot be sent.
+Row = tuple[Any, "JSON | ArgumentError"]
+# Seconds an interrupted map waits for its run to end (its calls in flight cancelled) before
+# it returns the frame so far; nothing in that ending grows with the rows left.
+GRACE_S = 5.0
 
 
 def check_options(concurrency: Any, retries: Any, on_error: Any, explode: Any = None) -> None:
@@ -70,48 +77,121 @@ def check_explode(tool: str, listing: JSON | None, explode: str | None) -> None:
         )
 
 
-def row_source(
-    tool: str,
-    rows: Any,
-    parameters: list[str] | None,
-    columns: Mapping[str, str] | None,
-    constants: JSON,
-) -> tuple[Iterator[tuple[Any, JSON]], int | None]:
-    """The rows as ``(index, arguments)`` pairs, made one at a time, and how many (None for
-    an iterable of unknown length). A DataFrame's columns are matched to the tool's
-    ``parameters`` by name (``columns`` renames: column -> parameter; other columns are
-    ignored); a dict row is taken whole. Missing values (None, NaN) are left out, as if not
-    given; ``constants`` go with every row."""
-    rename = dict(columns or {})
-    if hasattr(rows, "itertuples") and hasattr(rows, "columns"):  # a DataFrame (pandas not imported here)
-        names = [str(c) for c in rows.columns]
-        wanted = [(i, rename.get(n, n)) for i, n in enumerate(names)]
-        if parameters is not None:
-            wanted = [(i, p) for i, p in wanted if p in parameters]
-        missing = [c for c in rename if c not in names]
-        if missing:
-            raise ArgumentError(f"map over {tool!r}: columns= names {missing}, which the table does not have")
+def parameters(listing: JSON | None) -> list[str] | None:
+    """The tool's parameters (its inputSchema's properties), None if it declares none."""
+    properties = ((listing or {}).get("inputSchema") or {}).get("properties")
+    return list(properties) if isinstance(properties, dict) and properties else None
 
-        def frame_rows() -> Iterator[tuple[Any, JSON]]:
-            for index, *values in rows.itertuples(index=True, name=None):
-                yield index, _arguments(tool, {p: values[i] for i, p in wanted}, constants)
 
-        return frame_rows(), len(rows)
-    if isinstance(rows, Mapping) or isinstance(rows, (str, bytes)):
-        raise ArgumentError(f"map over {tool!r}: rows must be a DataFrame, a list of dicts or an iterable of dicts")
-    size = len(rows) if hasattr(rows, "__len__") else None
+# A DataFrame is read this many rows at a time, a column at a time (a cell at a time is slow).
+CHUNK = 256
 
-    def dict_rows() -> Iterator[tuple[Any, JSON]]:
-        for position, row in enumerate(rows):
+
+class RowSource:
+    """The rows as ``(label, arguments)`` pairs, made one at a time as the map asks
+    (``next``), and ``total``: how many (None for an iterable of unknown length).
+
+    A DataFrame's columns are matched to the tool's ``parameters`` by name (``columns``
+    renames: column -> parameter; other columns are ignored); a dict row is taken whole.
+    Missing values (None, NaN) are left out, as if not given; ``constants`` go with every
+    row. A row that is not a dict comes as an ``ArgumentError`` in place of its arguments
+    (that row's error; the map goes on); so does a failure of the rows' own iterator (a
+    generator that raises, a cursor used from the loop's thread), after which the source
+    ends. ``unread()``: the labels of the rows not taken, from the index alone."""
+
+    def __init__(
+        self, tool: str, rows: Any, parameters: list[str] | None, columns: Mapping[str, str] | None, constants: JSON
+    ) -> None:
+        self.tool = tool
+        self.taken = 0  # rows handed out by next()
+        self.failed: ArgumentError | None = None  # the iterator's own failure, which ended the source
+        self._ahead: list[Row] = []  # read by head(), not yet handed out
+        rename = dict(columns or {})
+        if isinstance(rows, Mapping) or isinstance(rows, (str, bytes)):
+            raise ArgumentError(f"map over {tool!r}: rows must be a DataFrame, a list of dicts or an iterable of dicts")
+        if hasattr(rows, "itertuples") and hasattr(rows, "columns"):  # a DataFrame (pandas not imported here)
+            names = [str(c) for c in rows.columns]
+            missing = [c for c in rename if c not in names]
+            if missing:
+                raise ArgumentError(f"map over {tool!r}: columns= names {missing}, which the table does not have")
+            wanted = [(i, rename.get(n, n)) for i, n in enumerate(names)]
+            if parameters is not None:
+                wanted = [(i, p) for i, p in wanted if p in parameters]
+            self.labels: Any = rows.index
+            self.total: int | None = len(rows)
+            self._rows = self._frame_rows(rows, wanted, constants)
+        else:
+            try:
+                iterator = iter(rows)
+            except TypeError:
+                raise ArgumentError(
+                    f"map over {tool!r}: rows must be a DataFrame, a list of dicts or an iterable of dicts, "
+                    f"not {type(rows).__name__}"
+                ) from None
+            self.labels = None
+            self.total = len(rows) if hasattr(rows, "__len__") else None
+            self._rows = self._dict_rows(iterator, rename, constants)
+
+    def __repr__(self) -> str:
+        total = "?" if self.total is None else f"{self.total:,}"
+        return f"<RowSource {self.tool!r} {self.taken:,}/{total} taken>"
+
+    def __iter__(self) -> Iterator[Row]:
+        return self
+
+    def __next__(self) -> Row:
+        item = self._ahead.pop(0) if self._ahead else next(self._rows)
+        self.taken += 1
+        return item
+
+    def head(self, n: int) -> list[JSON | ArgumentError]:
+        """The first ``n`` rows' arguments (to show for approval), still to be handed out."""
+        self._ahead.extend(itertools.islice(self._rows, n - len(self._ahead)))
+        return [arguments for _, arguments in self._ahead[:n]]
+
+    def unread(self) -> Sequence[Any]:
+        """The labels of the rows not handed out, for a source of known length (else none)."""
+        if self.total is None:
+            return ()
+        if self.labels is not None:
+            return self.labels[self.taken :]  # type: ignore[no-any-return]  # a pandas Index
+        return range(self.taken, self.total)
+
+    def _frame_rows(self, frame: Any, wanted: list[tuple[int, str]], constants: JSON) -> Iterator[Row]:
+        names = [p for _, p in wanted]
+        for start in range(0, len(frame), CHUNK):
+            block = frame.iloc[start : start + CHUNK]
+            values = [block.iloc[:, i].tolist() for i, _ in wanted]  # Python values, as itertuples gives
+            for label, *cells in zip(block.index.tolist(), *values, strict=True):
+                yield label, _arguments(dict(zip(names, cells, strict=True)), constants)
+
+    def _dict_rows(self, iterator: Iterator[Any], rename: dict[str, str], constants: JSON) -> Iterator[Row]:
+        tool, position = self.tool, 0
+        while True:
+            try:
+                row = next(iterator)
+            except StopIteration:
+                return
+            except Exception as e:  # the iterator's own failure: this row's error, and the end
+                why = " ".join(printable(f"{type(e).__name__}: {e}").split())  # one line
+                self.failed = ArgumentError(
+                    f"map over {tool!r}: reading row {position} failed ({why}); an iterator is read on the "
+                    "background thread: pass a list or a DataFrame instead (list(rows))"
+                )
+                yield position, self.failed
+                return
             if not isinstance(row, Mapping):
-                raise ArgumentError(f"map over {tool!r}: row {position} is a {type(row).__name__}, not a dict")
-            yield position, _arguments(tool, {rename.get(str(k), str(k)): v for k, v in row.items()}, constants)
+                why = f"row {position} is a {type(row).__name__}, not a dict"
+                yield position, ArgumentError(f"map over {tool!r}: {why}")
+            elif rename:
+                yield position, _arguments({rename.get(str(k), str(k)): v for k, v in row.items()}, constants)
+            else:
+                yield position, _arguments({str(k): v for k, v in row.items()}, constants)
+            position += 1
 
-    return dict_rows(), size
 
-
-def _arguments(tool: str, row: JSON, constants: JSON) -> JSON:
-    converted = to_json({**row, **constants})
+def _arguments(row: JSON, constants: JSON) -> JSON:
+    converted = to_json({**row, **constants} if constants else row)
     return {k: v for k, v in converted.items() if v is not None}
 
 
@@ -207,8 +287,7 @@ class MapRun:
     def __init__(
         self,
         call: Call,
-        source: Iterator[tuple[Any, JSON]],
-        total: int | None,
+        source: RowSource,
         *,
         concurrency: int,
         retries: int,
@@ -217,15 +296,18 @@ class MapRun:
         on_progress: Callable[[MapProgress], None] | None = None,
         backoff: Backoff | None = None,
     ) -> None:
-        self._call, self._source = call, source
+        self._call, self.source = call, source
         self._concurrency, self._retries, self._may_repeat = concurrency, retries, may_repeat
         self._on_error, self._on_progress = on_error, on_progress
         self._backoff = backoff or Backoff()
-        self.progress = MapProgress(total)
-        # Each row's index label and its frame row (None while in flight), in the input's order.
+        self.progress = MapProgress(source.total)
+        # Each row's index label and its frame row (None while in flight), in the input's order;
+        # then the rows never sent (a cancel, an exited server): their labels and why.
         self.index: list[Any] = []
         self.records: list[JSON | None] = []
+        self.unsent: tuple[Sequence[Any], str] = ((), CANCELLED)
         self._stop: asyncio.Event | None = None
+        self._ended_here: asyncio.Event | None = None  # ``ended``, for the loop
         self._fatal: BaseException | None = None
         self._exhausted = False
         self.ended = threading.Event()  # set when the records are final
@@ -238,6 +320,7 @@ class MapRun:
         marked cancelled)."""
         loop = asyncio.get_running_loop()
         stop = self._stop = asyncio.Event()
+        self._ended_here = asyncio.Event()
 
         def cancel() -> None:
             loop.call_soon_threadsafe(stop.set)
@@ -245,8 +328,20 @@ class MapRun:
         self.progress._cancel = cancel
         if self.progress.cancelled:
             stop.set()
-        if self._on_progress is not None:
-            self._on_progress(self.progress)  # the start: a display shows it, a caller can keep it to cancel
+        try:
+            if self._on_progress is not None:
+                self._on_progress(self.progress)  # the start: a display shows it, a caller can keep it to cancel
+            await self._work(stop)
+            self._finish()
+            if self._on_progress is not None:
+                self._on_progress(self.progress)  # the end (progress.finished): a display's last state
+        finally:
+            self.progress.finished = True
+            self.ended.set()
+            self._ended_here.set()
+        return self.records
+
+    async def _work(self, stop: asyncio.Event) -> None:
         # A fixed pool of workers, each taking the next row as its last is answered: no task
         # and no wait over everything in flight per row (what a 10,000-row map would pay).
         workers = {asyncio.ensure_future(self._worker(stop)) for _ in range(self._concurrency)}
@@ -257,7 +352,7 @@ class MapRun:
                 for task in done:
                     if task is not stopper:
                         workers.discard(task)
-                        task.result()  # on_error="raise" (or a bad row): its error ends the map
+                        task.result()  # on_error="raise": the row's error ends the map
         except asyncio.CancelledError:
             self.progress.cancelled = True  # Ctrl-C or a cancelled await: end with what is done
         finally:
@@ -266,17 +361,24 @@ class MapRun:
                 task.cancel()  # a row in flight tells the server (notifications/cancelled)
             if workers:
                 await asyncio.gather(*workers, return_exceptions=True)
-        self._finish(self._exhausted)
-        if self._on_progress is not None:
-            self._on_progress(self.progress)  # the end (progress.finished): a display's last state
-        self.ended.set()
-        return self.records
+
+    async def settled(self, grace: float) -> bool:
+        """Whether the run has ended, waiting ``grace`` seconds at most (on the loop): what
+        an interrupted map waits for before it returns the frame so far."""
+        ended = self._ended_here
+        if ended is None or ended.is_set():
+            return self.ended.is_set()
+        try:
+            await asyncio.wait_for(ended.wait(), grace)
+        except TimeoutError:
+            return False
+        return True
 
     async def _worker(self, stop: asyncio.Event) -> None:
         """Rows one after another, until the source is exhausted or the map stops."""
-        index, records = self.index, self.records
+        index, records, source = self.index, self.records, self.source
         while not stop.is_set():
-            item = next(self._source, None)
+            item = next(source, None)
             if item is None:
                 self._exhausted = True
                 return
@@ -292,7 +394,7 @@ class MapRun:
         if self._on_progress is not None:
             self._on_progress(progress)
 
-    async def _row(self, position: int, arguments: JSON) -> None:
+    async def _row(self, position: int, arguments: JSON | ArgumentError) -> None:
         start = time.monotonic()
         attempt = 0
         result: CallResult | None = None
@@ -300,6 +402,8 @@ class MapRun:
         try:
             while True:
                 try:
+                    if isinstance(arguments, ArgumentError):
+                        raise arguments  # not sent: the row's error
                     result = await self._call(arguments)
                     break
                 except asyncio.CancelledError:
@@ -324,19 +428,23 @@ class MapRun:
             if record["is_error"]:
                 self.progress.errors += 1
 
-    def _finish(self, exhausted: bool) -> None:
-        """Rows never sent (a cancel, an exited server): marked, for a source of known
-        length (an endless iterable is not read further)."""
-        progress = self.progress
-        progress.finished = True
-        if exhausted:
+    def _finish(self) -> None:
+        """Rows never sent (a cancel, an exited server): marked from the index alone, for a
+        source of known length (an endless iterable is not read further), on the caller's
+        side (map_frame): nothing here grows with the rows left."""
+        self.progress.finished = True
+        failed = self.source.failed
+        if self._exhausted and failed is None:
             return
-        why = CANCELLED if self._fatal is None else f"not sent: {type(self._fatal).__name__}: {self._fatal}"
-        if progress.total is not None:
-            for index, _ in self._source:
-                self.index.append(index)
-                self.records.append(row_record(None, why, None))
-                progress.errors += 1
+        if failed is not None:
+            why = "not read: an earlier row could not be read"
+        elif self._fatal is not None:
+            why = f"not sent: {type(self._fatal).__name__}: {self._fatal}"
+        else:
+            why = CANCELLED
+        unread = self.source.unread()
+        self.unsent = (unread, why)
+        self.progress.errors += len(unread)
 
 
 def displayed(
@@ -363,7 +471,7 @@ def displayed(
     return both
 
 
-def map_frame(index: list[Any], records: list[JSON | None], index_name: Any = None, explode: str | None = None) -> Any:
+def map_frame(run: MapRun, index_name: Any = None, explode: str | None = None) -> Any:
     """The map's DataFrame, aligned to the input's index: a structured result's fields as
     columns (one named like a status column is kept as ``result_<name>``), else its
     ``text``; then ``is_error``, ``error``, ``elapsed_s``. ``explode``: a field holding a
@@ -371,7 +479,14 @@ def map_frame(index: list[Any], records: list[JSON | None], index_name: Any = No
     they would clash), the input's index repeated; an empty list leaves one row."""
     import pandas as pd  # only here: the runtime imports no pandas at module level
 
-    rows = [r if r is not None else row_record(None, CANCELLED, None) for r in records]
+    in_flight = row_record(None, CANCELLED, None)  # a row the run had no time to record
+    rows = [r if r is not None else in_flight for r in run.records]
+    index = list(run.index)
+    unsent, why = run.unsent
+    unsent = list(unsent)
+    if unsent:
+        rows.extend([row_record(None, why, None)] * len(unsent))  # one record, shared: nothing per row
+        index.extend(unsent)
     if explode is not None:
         index, rows = _exploded_rows(index, rows, explode)
     names = dict.fromkeys(k for r in rows if len(r) > len(STATUS_COLUMNS) for k in r)
@@ -418,9 +533,3 @@ def exploded(record: JSON, field: str) -> list[JSON]:
             columns = {field: item}
         rows.append({**before, **columns, **after})
     return rows
-
-
-def first(source: Iterator[tuple[Any, JSON]], n: int) -> tuple[list[tuple[Any, JSON]], Iterator[tuple[Any, JSON]]]:
-    """The first ``n`` rows (to show for approval), and the source as it was."""
-    head = list(itertools.islice(source, n))
-    return head, itertools.chain(head, source)
