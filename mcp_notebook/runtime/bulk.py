@@ -88,24 +88,23 @@ CHUNK = 256
 
 
 class RowSource:
-    """The rows as ``(label, arguments)`` pairs, made one at a time as the map asks
-    (``next``), and ``total``: how many (None for an iterable of unknown length).
+    """The rows as ``(label, arguments)`` pairs in ``rows``, an iterator made one pair at a
+    time as the map asks, and ``total``: how many (None for an iterable of unknown length).
 
     A DataFrame's columns are matched to the tool's ``parameters`` by name (``columns``
     renames: column -> parameter; other columns are ignored); a dict row is taken whole.
     Missing values (None, NaN) are left out, as if not given; ``constants`` go with every
     row. A row that is not a dict comes as an ``ArgumentError`` in place of its arguments
     (that row's error; the map goes on); so does a failure of the rows' own iterator (a
-    generator that raises, a cursor used from the loop's thread), after which the source
-    ends. ``unread()``: the labels of the rows not taken, from the index alone."""
+    generator that raises, a cursor used from the loop's thread), after which ``rows``
+    ends. ``unread(taken)``: the labels of the rows after the first ``taken``, from the
+    index alone."""
 
     def __init__(
         self, tool: str, rows: Any, parameters: list[str] | None, columns: Mapping[str, str] | None, constants: JSON
     ) -> None:
         self.tool = tool
-        self.taken = 0  # rows handed out by next()
-        self.failed: ArgumentError | None = None  # the iterator's own failure, which ended the source
-        self._ahead: list[Row] = []  # read by head(), not yet handed out
+        self.failed: ArgumentError | None = None  # the iterator's own failure, which ended the rows
         rename = dict(columns or {})
         if isinstance(rows, Mapping) or isinstance(rows, (str, bytes)):
             raise ArgumentError(f"map over {tool!r}: rows must be a DataFrame, a list of dicts or an iterable of dicts")
@@ -119,7 +118,7 @@ class RowSource:
                 wanted = [(i, p) for i, p in wanted if p in parameters]
             self.labels: Any = rows.index
             self.total: int | None = len(rows)
-            self._rows = self._frame_rows(rows, wanted, constants)
+            self.rows: Iterator[Row] = self._frame_rows(rows, wanted, constants)
         else:
             try:
                 iterator = iter(rows)
@@ -130,40 +129,40 @@ class RowSource:
                 ) from None
             self.labels = None
             self.total = len(rows) if hasattr(rows, "__len__") else None
-            self._rows = self._dict_rows(iterator, rename, constants)
+            self.rows = self._dict_rows(iterator, rename, constants)
 
     def __repr__(self) -> str:
-        total = "?" if self.total is None else f"{self.total:,}"
-        return f"<RowSource {self.tool!r} {self.taken:,}/{total} taken>"
-
-    def __iter__(self) -> Iterator[Row]:
-        return self
-
-    def __next__(self) -> Row:
-        item = self._ahead.pop(0) if self._ahead else next(self._rows)
-        self.taken += 1
-        return item
+        return f"<RowSource {self.tool!r} {'?' if self.total is None else f'{self.total:,}'} rows>"
 
     def head(self, n: int) -> list[JSON | ArgumentError]:
-        """The first ``n`` rows' arguments (to show for approval), still to be handed out."""
-        self._ahead.extend(itertools.islice(self._rows, n - len(self._ahead)))
-        return [arguments for _, arguments in self._ahead[:n]]
+        """The first ``n`` rows' arguments (to show for approval); ``rows`` still starts with them."""
+        ahead = list(itertools.islice(self.rows, n))
+        self.rows = itertools.chain(ahead, self.rows)
+        return [arguments for _, arguments in ahead]
 
-    def unread(self) -> Sequence[Any]:
-        """The labels of the rows not handed out, for a source of known length (else none)."""
+    def unread(self, taken: int) -> Sequence[Any]:
+        """The labels of the rows after the first ``taken``, for a source of known length (else none)."""
         if self.total is None:
             return ()
         if self.labels is not None:
-            return self.labels[self.taken :]  # type: ignore[no-any-return]  # a pandas Index
-        return range(self.taken, self.total)
+            return self.labels[taken:]  # type: ignore[no-any-return]  # a pandas Index
+        return range(taken, self.total)
 
     def _frame_rows(self, frame: Any, wanted: list[tuple[int, str]], constants: JSON) -> Iterator[Row]:
         names = [p for _, p in wanted]
+        fixed = to_json(constants) if constants else {}
+        extra = {k: v for k, v in fixed.items() if v is not None}
+        dropped = [k for k, v in fixed.items() if v is None]  # a missing constant: the parameter left out
         for start in range(0, len(frame), CHUNK):
             block = frame.iloc[start : start + CHUNK]
-            values = [block.iloc[:, i].tolist() for i, _ in wanted]  # Python values, as itertuples gives
+            values = [_cells(block.iloc[:, i].tolist()) for i, _ in wanted]  # Python values, as itertuples gives
             for label, *cells in zip(block.index.tolist(), *values, strict=True):
-                yield label, _arguments(dict(zip(names, cells, strict=True)), constants)
+                arguments = {p: v for p, v in zip(names, cells, strict=True) if v is not None}
+                if fixed:
+                    arguments.update(extra)
+                    for k in dropped:
+                        arguments.pop(k, None)
+                yield label, arguments
 
     def _dict_rows(self, iterator: Iterator[Any], rename: dict[str, str], constants: JSON) -> Iterator[Row]:
         tool, position = self.tool, 0
@@ -188,6 +187,15 @@ class RowSource:
             else:
                 yield position, _arguments({str(k): v for k, v in row.items()}, constants)
             position += 1
+
+
+def _cells(column: list[Any]) -> list[Any]:
+    """A column's cells as JSON values (missing ones None); a column of plain text or whole
+    numbers, the common case, as it is."""
+    if all(type(v) is str or type(v) is int for v in column):
+        return column
+    converted: list[Any] = to_json(column)
+    return converted
 
 
 def _arguments(row: JSON, constants: JSON) -> JSON:
@@ -306,7 +314,6 @@ class MapRun:
         self.index: list[Any] = []
         self.records: list[JSON | None] = []
         self.unsent: tuple[Sequence[Any], str] = ((), CANCELLED)
-        self._stop: asyncio.Event | None = None
         self._ended_here: asyncio.Event | None = None  # ``ended``, for the loop
         self._fatal: BaseException | None = None
         self._exhausted = False
@@ -319,7 +326,7 @@ class MapRun:
         """Every row's record, in the input's order (cancelled: the rows so far, the rest
         marked cancelled)."""
         loop = asyncio.get_running_loop()
-        stop = self._stop = asyncio.Event()
+        stop = asyncio.Event()
         self._ended_here = asyncio.Event()
 
         def cancel() -> None:
@@ -375,58 +382,52 @@ class MapRun:
         return True
 
     async def _worker(self, stop: asyncio.Event) -> None:
-        """Rows one after another, until the source is exhausted or the map stops."""
-        index, records, source = self.index, self.records, self.source
+        """Rows one after another, until the source is exhausted or the map stops (a row's
+        work is written out here: a frame fewer per row)."""
+        index, records, rows, progress, call = self.index, self.records, self.source.rows, self.progress, self._call
         while not stop.is_set():
-            item = next(source, None)
+            item = next(rows, None)
             if item is None:
                 self._exhausted = True
                 return
             position = len(records)
             index.append(item[0])
             records.append(None)
-            await self._row(position, item[1])
-            self._counted()
-
-    def _counted(self) -> None:
-        progress = self.progress
-        progress.done += 1
-        if self._on_progress is not None:
-            self._on_progress(progress)
-
-    async def _row(self, position: int, arguments: JSON | ArgumentError) -> None:
-        start = time.monotonic()
-        attempt = 0
-        result: CallResult | None = None
-        error: str | None = None
-        try:
-            while True:
-                try:
-                    if isinstance(arguments, ArgumentError):
-                        raise arguments  # not sent: the row's error
-                    result = await self._call(arguments)
-                    break
-                except asyncio.CancelledError:
-                    error = CANCELLED
-                    self.progress.cancelled = True
-                    raise
-                except Exception as e:
-                    if attempt < self._retries and retryable(e, may_repeat=self._may_repeat):
-                        await asyncio.sleep(self._backoff.delay(attempt, getattr(e, "retry_after", None)))
-                        attempt += 1
-                        continue
-                    error = f"{type(e).__name__}: {e}"
-                    if isinstance(e, (ServerExited, NotConnected)) and self._fatal is None:
-                        self._fatal = e  # nothing more can be sent: the map ends
-                        assert self._stop is not None
-                        self._stop.set()
-                    if self._on_error == "raise":
+            arguments = item[1]
+            start = time.monotonic()
+            attempt = 0
+            result: CallResult | None = None
+            error: str | None = None
+            try:
+                while True:
+                    try:
+                        if isinstance(arguments, ArgumentError):
+                            raise arguments  # not sent: the row's error
+                        result = await call(arguments)
+                        break
+                    except asyncio.CancelledError:
+                        error = CANCELLED
+                        progress.cancelled = True
                         raise
-                    break
-        finally:
-            record = self.records[position] = row_record(result, error, time.monotonic() - start)
-            if record["is_error"]:
-                self.progress.errors += 1
+                    except Exception as e:
+                        if attempt < self._retries and retryable(e, may_repeat=self._may_repeat):
+                            await asyncio.sleep(self._backoff.delay(attempt, getattr(e, "retry_after", None)))
+                            attempt += 1
+                            continue
+                        error = f"{type(e).__name__}: {e}"
+                        if isinstance(e, (ServerExited, NotConnected)) and self._fatal is None:
+                            self._fatal = e  # nothing more can be sent: the map ends
+                            stop.set()
+                        if self._on_error == "raise":
+                            raise
+                        break
+            finally:
+                record = records[position] = row_record(result, error, time.monotonic() - start)
+                if record["is_error"]:
+                    progress.errors += 1
+            progress.done += 1
+            if self._on_progress is not None:
+                self._on_progress(progress)
 
     def _finish(self) -> None:
         """Rows never sent (a cancel, an exited server): marked from the index alone, for a
@@ -442,7 +443,7 @@ class MapRun:
             why = f"not sent: {type(self._fatal).__name__}: {self._fatal}"
         else:
             why = CANCELLED
-        unread = self.source.unread()
+        unread = self.source.unread(len(self.records))
         self.unsent = (unread, why)
         self.progress.errors += len(unread)
 

@@ -348,7 +348,15 @@ class Server:
             params["task"] = {}
         modern = self.modern
         try:
-            raw = await self._send_call(steps, params, timeout, plan.progress)
+            try:
+                raw = await steps.send(self.connection, "tools/call", params, timeout, plan.progress)
+            except RPCError as e:
+                if e.code != HEADER_MISMATCH:
+                    raise
+                # Refused for headers the server no longer expects (-32020: its tool changed):
+                # list the tools again and try once more (nothing ran: it was refused).
+                await steps.run(self.connection.listing("tools", True), self.name)
+                raw = await steps.send(self.connection, "tools/call", params, timeout, plan.progress)
             created = created_task(raw, modern) if modern or plan.as_task else None
             if created is not None:  # the server runs it as a task: followed to its end
                 follow = follow_call(self.runtime, self.connection, self.name, name, created, modern)
@@ -432,17 +440,6 @@ class Server:
         return map_frame(run, getattr(getattr(rows, "index", None), "name", None), explode)
 
     map, amap = blocking(_map), awaitable(_map)
-
-    async def _send_call(self, steps: Steps, params: JSON, timeout: Any, progress: ProgressCallback | None) -> JSON:
-        """Send ``tools/call``; refused for headers the server no longer expects (-32020: its
-        tool changed), list the tools again and try once more (nothing ran: it was refused)."""
-        try:
-            return await steps.send(self.connection, "tools/call", params, timeout, progress)
-        except RPCError as e:
-            if e.code != HEADER_MISMATCH:
-                raise
-        await steps.run(self.connection.listing("tools", True), self.name)
-        return await steps.send(self.connection, "tools/call", params, timeout, progress)
 
     @property
     def modern(self) -> bool:
