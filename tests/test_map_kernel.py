@@ -71,3 +71,18 @@ def test_a_headless_run_prints_text_not_a_bar(kernel: Kernel) -> None:
     stderr every few seconds at most: test_map_text.py)."""
     outputs = kernel.run("out = %mcp map demo.query_penguins $rows limit=1\nprint(len(out))", allow_stdin=False)
     assert [o["type"] for o in outputs] == ["stream"] and text_of(outputs).strip() == "5", outputs
+
+
+def test_an_interrupted_map_returns_the_frame_so_far(kernel: Kernel) -> None:
+    """Interrupt (awaited on 7.4, blocking on 6.31): the calls in flight are cancelled and the
+    cell gets the frame, every row marked cancelled, not an error."""
+    kernel.forget_widgets()
+    cell = kernel.start(
+        "slow = [{'epochs': 50, 'seconds_per_epoch': 1}] * 4\n"
+        "out = %mcp map demo.fit_model $slow --concurrency 2\n"
+        "print('errors', out['error'].tolist())"
+    )
+    kernel.wait_for_widget("Cancel", "ButtonModel")  # the map's bar is up: it runs
+    kernel.km.interrupt_kernel()
+    text = text_of(kernel.outputs(cell))
+    assert "errors ['cancelled', 'cancelled', 'cancelled', 'cancelled']" in text and "Traceback" not in text, text

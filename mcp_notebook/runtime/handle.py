@@ -394,7 +394,9 @@ class Server:
 
         A DataFrame's columns are matched to the tool's parameters by name (others are
         ignored; ``columns={"column": "parameter"}`` renames); ``constants`` go with every
-        row; missing values are left out. Rows are read only as slots free up. Approval,
+        row; missing values are left out. Rows are read only as slots free up (an iterator
+        on the background thread: materialise one bound to yours, a sqlite cursor, with
+        ``list(rows)``); a row that is not a dict is that row's error. Approval,
         when the policy asks, is asked once for the whole map. ``timeout``: each call's.
         ``retries``: a call refused as busy (HTTP 429/503) goes again, with backoff; one that
         may have run only for a tool annotated ``idempotentHint``, or ``retry_unsafe``.
