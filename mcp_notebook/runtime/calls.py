@@ -8,8 +8,7 @@ display), and the message for a server that needs a page visited first (-32042).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.links import linkable
 from ..core.protocol import URL_ELICITATION_REQUIRED
@@ -22,9 +21,9 @@ __all__ = ["ToolPlan", "call_progress", "url_required"]
 JSON = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class ToolPlan:
-    """What every call of one tool shares, worked out once (per call, or per map)."""
+class ToolPlan(NamedTuple):
+    """What every call of one tool shares, worked out once (per call, or per map). A tuple:
+    made on every call_tool, where a dataclass's __init__ would cost more."""
 
     name: str
     listing: JSON | None  # the tool's listing entry, if known
