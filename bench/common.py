@@ -96,6 +96,27 @@ class BareStdio:
                 got += 1
         return time.perf_counter() - t
 
+    def windowed(self, n: int, in_flight: int) -> float:
+        """``n`` calls with ``in_flight`` outstanding at a time: a new request written as
+        each reply is read (what a bulk map does, with nothing else on top)."""
+        t = time.perf_counter()
+        first = self.next_id + 1
+        end = first + n
+        sent = min(n, in_flight)
+        self.w.write(b"".join(json.dumps(self.call(first + i)).encode() + b"\n" for i in range(sent)))
+        self.w.flush()
+        got = 0
+        while got < n:
+            msg = json.loads(self.r.readline())
+            if "method" in msg or not isinstance(msg.get("id"), int) or not first <= msg["id"] < end:
+                continue
+            got += 1
+            if sent < n:
+                self._send(self.call(first + sent))
+                sent += 1
+        self.next_id += n
+        return time.perf_counter() - t
+
     def close(self) -> None:
         self.proc.kill()
         self.proc.wait()
@@ -134,6 +155,23 @@ class BareHttp:
 
         async def block() -> None:
             await asyncio.gather(*(one(self.next_id + 1 + i) for i in range(n)))
+
+        t = time.perf_counter()
+        self.loop.run_until_complete(block())
+        self.next_id += n
+        return time.perf_counter() - t
+
+    def windowed(self, n: int, in_flight: int) -> float:
+        """``n`` calls with ``in_flight`` outstanding at a time (as many workers, each
+        POSTing the next call as its last is answered)."""
+        ids = iter(range(self.next_id + 1, self.next_id + 1 + n))
+
+        async def worker() -> None:
+            for rid in ids:
+                reply((await self.ahttp.post(self.url, content=json.dumps(self.call(rid)))).text)
+
+        async def block() -> None:
+            await asyncio.gather(*(worker() for _ in range(min(n, in_flight))))
 
         t = time.perf_counter()
         self.loop.run_until_complete(block())

@@ -29,10 +29,11 @@ from .core.backoff import Backoff
 from .core.config import ServerConfig
 from .core.types import Status
 from .errors import ArgumentError
-from .runtime.bulk import OnError, check_options, every_row
+from .runtime.bulk import OnError, check_options
 from .runtime.client import Client
 from .runtime.handle import Server
 from .runtime.interaction import Interaction
+from .runtime.rows import every_row
 
 __all__ = ["WorkerInteraction", "connections", "map_partitions", "run_partition", "worker_server"]
 

@@ -14,6 +14,7 @@ import ipywidgets as w
 import pytest
 from conftest import SERVERS
 from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 from kernels import Kernel, kernel_env, kernel_names, text_of
 from shells import extension_loaded, line
 
@@ -125,6 +126,7 @@ def client(everything_cmd: tuple[str, list[str]]) -> Iterator[Client]:
 
 @pytest.fixture
 def ctx(client: Client) -> Context:
+    InteractiveShell.instance()  # as in a kernel: an Output widget then swallows what is raised in it
     return Context(client, {})
 
 

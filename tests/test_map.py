@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import signal
+import sqlite3
 import sys
 import threading
 import urllib.request
@@ -87,6 +88,30 @@ def test_structured_fields_become_columns_and_a_generator_is_read_lazily() -> No
         client.close()
 
 
+def test_blocking_calls_on_another_thread_while_a_map_writes(everything: Any) -> None:
+    """A map's requests (gathered and written by the loop) and blocking calls made meanwhile
+    on another thread (written there) share the server's stdin: each line arrives whole
+    and every answer lands where it belongs."""
+    stop = threading.Event()
+    answers: list[tuple[int, str]] = []
+
+    def call_meanwhile() -> None:
+        i = 0
+        while i < 20 or not stop.is_set():
+            answers.append((i, everything.call_tool("echo", {"message": f"side {i}"}).text))
+            i += 1
+
+    side = threading.Thread(target=call_meanwhile)
+    side.start()
+    try:
+        out = everything.map("echo", pd.DataFrame({"message": [f"row {i}" for i in range(2000)]}), concurrency=32)
+    finally:
+        stop.set()
+        side.join()
+    assert not out["is_error"].any() and out["text"].tolist() == [f"Echo: row {i}" for i in range(2000)]
+    assert len(answers) >= 20 and all(text == f"Echo: side {i}" for i, text in answers)
+
+
 def test_records_are_exploded_only_when_asked() -> None:
     client = Client()
     try:
@@ -150,6 +175,79 @@ def test_cancel_midway_returns_the_partial_frame(everything: Any) -> None:
     rest = out[out["error"].notna()]
     assert len(rest) > 500 and (rest["error"] == "cancelled").all()
     assert progress[-1].cancelled
+
+
+class Counted:
+    """Rows of known length that count how many were read (a list would not tell)."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows, self.read = rows, 0
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[Any]:
+        for row in self.rows:
+            self.read += 1
+            yield row
+
+
+class Converted(os.PathLike[str]):
+    """A cell value that counts its conversions to JSON (a path: its text)."""
+
+    count = 0
+
+    def __fspath__(self) -> str:
+        Converted.count += 1
+        return "x"
+
+
+def test_a_bad_row_is_that_rows_error(everything: Any) -> None:
+    out = everything.map("echo", [{"message": "a"}, 5, {"message": "c"}, "text"], concurrency=2)
+    assert out["is_error"].tolist() == [False, True, False, True]  # the rows around it ran
+    assert out.loc[0, "text"] == "Echo: a" and out.loc[2, "text"] == "Echo: c"
+    assert out.loc[1, "error"] == "ArgumentError: map over 'echo': row 1 is a int, not a dict"
+    assert out.loc[3, "error"] == "ArgumentError: map over 'echo': row 3 is a str, not a dict"
+
+
+def test_an_iterator_that_fails_ends_the_map_with_the_rows_so_far(everything: Any) -> None:
+    db = sqlite3.connect(":memory:")  # made on this thread: its cursors cannot be read on another
+    db.execute("create table t (m text)")
+    db.executemany("insert into t values (?)", [(f"m{i}",) for i in range(10)])
+    out = everything.map("echo", ({"message": m} for (m,) in db.execute("select m from t")), concurrency=2)
+    # The first rows are read here (shown for approval); the next one, on the loop's thread, fails.
+    assert out["text"].tolist()[:3] == ["Echo: m0", "Echo: m1", "Echo: m2"] and len(out) == 4
+    error = out.loc[3, "error"]
+    assert out.loc[3, "is_error"] and "\n" not in error
+    assert error.startswith("ArgumentError: map over 'echo': reading row 3 failed (ProgrammingError: SQLite")
+    assert error.endswith("pass a list or a DataFrame instead (list(rows))")
+
+
+def test_rows_not_sent_are_marked_cancelled_without_reading_them(client: Client) -> None:
+    server = client.add("faulty", *faulty_cmd("ok"))
+    started: list[MapProgress] = []
+
+    def cancel_when_two_hang(count: int) -> None:
+        wait_for(lambda: bool(started) and server.stderr.count("hanging on request") >= count)
+        started[-1].cancel()
+
+    # A list with a bad row after the cancel: the rest is marked from the index alone.
+    rows = Counted([{}] * 4 + [5] + [{}] * 995)
+    canceller = threading.Thread(target=cancel_when_two_hang, args=(2,))
+    canceller.start()
+    out = server.map("hang", rows, concurrency=2, on_progress=started.append)
+    canceller.join()
+    assert len(out) == 1000 and (out["error"] == "cancelled").all() and started[-1].finished
+    assert rows.read <= 3 + 2  # the approval's look-ahead and the slots: nothing after the cancel
+    # A DataFrame: its unsent rows are not converted either (a cancel ends at once, whatever is left).
+    frame = pd.DataFrame({"path": [Converted() for _ in range(20_000)]}, index=pd.RangeIndex(5, 20_005, name="n"))
+    Converted.count = 0
+    canceller = threading.Thread(target=cancel_when_two_hang, args=(4,))
+    canceller.start()
+    out = server.map("hang", frame, concurrency=2, on_progress=started.append)
+    canceller.join()
+    assert len(out) == 20_000 and list(out.index[-2:]) == [20_003, 20_004] and (out["error"] == "cancelled").all()
+    assert Converted.count <= 1000  # the chunk being read (a few hundred rows), not the 20,000 left
 
 
 def test_cancel_tells_the_server_about_calls_in_flight(client: Client) -> None:

@@ -139,3 +139,19 @@ def test_an_interrupt_returns_the_rows_done(kernel: Kernel) -> None:
     assert PARTIAL in text and "Traceback" not in text, text
     assert bar_end(kernel) == (2, 6, "<code>faulty.wait (map)</code> interrupted")
     assert len(waiting) == 2 and told_the_server(kernel, waiting).strip() == "told"
+
+
+@pytest.mark.parametrize("kernel", [k for k in KERNELS if ipykernel_version(k) < (7, 0)], indirect=True)
+def test_an_interrupted_map_returns_the_frame_so_far(kernel: Kernel) -> None:
+    """Interrupt a blocking map (ipykernel 6; 7 awaits it: above): the calls in flight are cancelled and the
+    cell gets the frame, every row marked cancelled, not an error."""
+    kernel.forget_widgets()
+    cell = kernel.start(
+        "slow = [{'epochs': 50, 'seconds_per_epoch': 1}] * 4\n"
+        "out = %mcp map demo.fit_model $slow --concurrency 2\n"
+        "print('errors', out['error'].tolist())"
+    )
+    kernel.wait_for_widget("Cancel", "ButtonModel")  # the map's bar is up: it runs
+    kernel.km.interrupt_kernel()
+    text = text_of(kernel.outputs(cell))
+    assert "errors ['cancelled', 'cancelled', 'cancelled', 'cancelled']" in text and "Traceback" not in text, text

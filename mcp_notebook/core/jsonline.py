@@ -19,11 +19,25 @@ _c_make_encoder = getattr(_encoder, "c_make_encoder", None)
 _scan = _scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 
+# One encoder for every message, without the circular-reference check (its markers dict
+# costs as much as the encoding of a small message): a message with a cycle ends in
+# RecursionError, and is then encoded again with the check, to fail as json.dumps does.
+_fast = (
+    _c_make_encoder(None, _plain.default, _encoder.encode_basestring, None, ":", ",", False, False, True)
+    if _c_make_encoder is not None
+    else None
+)
+
+
 def encode(message: Any) -> bytes:
     """Compact UTF-8 JSON, without the newline."""
-    if _c_make_encoder is None:
+    if _fast is None or _c_make_encoder is None:
         return _plain.encode(message).encode()
-    # A fresh markers dict per call: it is the circular-reference check.
+    try:
+        return "".join(_fast(message, 0)).encode()
+    except RecursionError:
+        pass
+    # A fresh markers dict: the circular-reference check says what is wrong (or it is just too deep).
     chunks = _c_make_encoder({}, _plain.default, _encoder.encode_basestring, None, ":", ",", False, False, True)(
         message, 0
     )

@@ -181,15 +181,19 @@ class CallResult(_ShowsItself):
 
     @classmethod
     def from_raw(cls, server: str, tool: str, raw: JSON, output_error: str | None = None) -> CallResult:
-        return cls(
-            server,
-            tool,
-            _objects(raw.get("content")),
-            raw.get("structuredContent"),
-            bool(raw.get("isError")),
-            output_error,
-            raw,
+        # Its fields set in one go: a frozen dataclass's __init__ sets them one by one through
+        # object.__setattr__, a cost a bulk map pays on every row.
+        result = object.__new__(cls)
+        result.__dict__.update(
+            server=server,
+            tool=tool,
+            content=_objects(raw.get("content")),
+            structured=raw.get("structuredContent"),
+            is_error=bool(raw.get("isError")),
+            output_error=output_error,
+            raw=raw,
         )
+        return result
 
     @property
     def text(self) -> str:

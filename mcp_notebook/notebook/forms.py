@@ -447,21 +447,20 @@ class Form:
         self.button.disabled = True
         self.status.value = "<i>running…</i>"
         self.output.clear_output()
+        failed: BaseException | None = None
         try:
             with self.output:
-                result = await taker.take(self.call(values))
-        except InvalidArguments as e:  # it says how to send them anyway, which a form cannot: only what to fix
-            said = f"InvalidArguments: tool {e.tool!r}: {e.reason}; fix the fields above"
-            self.status.value = _ERROR.format(escape(said))
-            return None
-        except (MCPError, asyncio.CancelledError, KeyboardInterrupt) as e:
-            self.status.value = _ERROR.format(escape(f"{type(e).__name__}: {e}".rstrip(": ")))
-            return None
-        except Exception as e:  # a mistake in the values (a UsageError, a validation error): said, not raised
-            self.status.value = _ERROR.format(escape(f"{type(e).__name__}: {e}"))
-            return None
+                # Caught in here: under IPython an Output's __exit__ swallows an exception
+                # (printing its traceback), and the status line would never say what failed.
+                try:
+                    result = await taker.take(self.call(values))
+                except (Exception, asyncio.CancelledError, KeyboardInterrupt) as e:
+                    failed = e
         finally:
             self.button.disabled = False
+        if failed is not None:  # a mistake in the values or the call's error: said, not raised
+            self.status.value = _ERROR.format(escape(_said(failed)))
+            return None
         self.result = self.namespace[self.variable] = result
         with self.output:
             from IPython.display import display
@@ -469,3 +468,13 @@ class Form:
             display(result)
         self.status.value = f"<i>✓ done; the result is in <code>{escape(self.variable)}</code></i>"
         return result
+
+
+def _said(e: BaseException) -> str:
+    """A failed Run in one line. Invalid arguments say what to fix, not how to send them
+    anyway (a form cannot)."""
+    if isinstance(e, InvalidArguments):
+        return f"InvalidArguments: tool {e.tool!r}: {e.reason}; fix the fields above"
+    if isinstance(e, (MCPError, asyncio.CancelledError, KeyboardInterrupt)):
+        return f"{type(e).__name__}: {e}".rstrip(": ")
+    return f"{type(e).__name__}: {e}"

@@ -3,7 +3,9 @@
 ``Server.map`` prepares (the rows' arguments, one approval for the whole map) and hands a
 ``MapRun`` to the background loop. The run takes rows from the source only as slots free
 up (memory stays bounded whatever the input's size), retries what may pass (core/backoff),
-and puts each row's outcome at the row's place, whatever order the answers come in.
+and puts each row's outcome at the row's place, whatever order the answers come in: as
+the frame's row (its columns), made as the row ends, so that a long map keeps plain values
+rather than every result object (less memory, and little for the garbage collector to scan).
 Cancelling it (``MapProgress.cancel``, Ctrl-C, a cancelled task) tells the server about
 what is in flight (``notifications/cancelled``) and ends with the rows so far, the rest
 marked cancelled. A server that exits ends the map: its rows in flight say how it exited.
@@ -12,32 +14,29 @@ marked cancelled. A server that exits ends the map: its rows in flight say how i
 from __future__ import annotations
 
 import asyncio
-import itertools
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.backoff import Backoff, retryable
 from ..core.types import CallResult
-from ..core.values import to_json
-from ..errors import ArgumentError, NotConnected, ServerExited
+from ..errors import ArgumentError, InvalidArguments, NotConnected, ServerExited
 from .interaction import Interaction
+from .rows import RowSource
 
 __all__ = [
+    "GRACE_S",
     "MapProgress",
     "MapRun",
     "OnError",
-    "RowOutcome",
     "check_explode",
     "check_options",
     "displayed",
-    "every_row",
     "exploded",
-    "first",
     "map_frame",
-    "row_source",
+    "row_record",
 ]
 
 JSON = dict[str, Any]
@@ -45,6 +44,9 @@ OnError = Literal["record", "raise"]
 # The columns every map's frame has, after the result's own.
 STATUS_COLUMNS = ("is_error", "error", "elapsed_s")
 CANCELLED = "cancelled"
+# Seconds an interrupted map waits for its run to end (its calls in flight cancelled) before
+# it returns the frame so far; nothing in that ending grows with the rows left.
+GRACE_S = 5.0
 
 
 def check_options(concurrency: Any, retries: Any, on_error: Any, explode: Any = None) -> None:
@@ -69,85 +71,26 @@ def check_explode(tool: str, listing: JSON | None, explode: str | None) -> None:
         )
 
 
-def row_source(
-    tool: str,
-    rows: Any,
-    parameters: list[str] | None,
-    columns: Mapping[str, str] | None,
-    constants: Mapping[str, Any] | None,
-    keywords: Mapping[str, Any] | None = None,
-) -> tuple[Iterator[tuple[Any, JSON]], int | None]:
-    """The rows as ``(index, arguments)`` pairs, made one at a time, and how many (None for
-    an iterable of unknown length). A DataFrame's columns are matched to the tool's
-    ``parameters`` by name (``columns`` renames: column -> parameter; other columns are
-    ignored); a dict row is taken whole. Missing values (None, NaN) are left out, as if not
-    given; ``constants`` and ``keywords`` (map's other keywords) go with every row."""
-    constants = every_row(tool, constants, keywords or {})
-    rename = dict(columns or {})
-    if hasattr(rows, "itertuples") and hasattr(rows, "columns"):  # a DataFrame (pandas not imported here)
-        names = [str(c) for c in rows.columns]
-        wanted = [(i, rename.get(n, n)) for i, n in enumerate(names)]
-        if parameters is not None:
-            wanted = [(i, p) for i, p in wanted if p in parameters]
-        missing = [c for c in rename if c not in names]
-        if missing:
-            raise ArgumentError(f"map over {tool!r}: columns= names {missing}, which the table does not have")
-
-        def frame_rows() -> Iterator[tuple[Any, JSON]]:
-            for index, *values in rows.itertuples(index=True, name=None):
-                yield index, _arguments(tool, {p: values[i] for i, p in wanted}, constants)
-
-        return frame_rows(), len(rows)
-    if hasattr(rows, "to_frame") and hasattr(rows, "dtype"):  # a Series: its values are not rows
-        raise ArgumentError(
-            f"map over {tool!r}: rows is a Series; give a DataFrame, its columns named as the tool's parameters "
-            "(e.g. series.to_frame('parameter'))"
-        )
-    if isinstance(rows, Mapping) or isinstance(rows, (str, bytes)):
-        raise ArgumentError(f"map over {tool!r}: rows must be a DataFrame, a list of dicts or an iterable of dicts")
-    size = len(rows) if hasattr(rows, "__len__") else None
-
-    def dict_rows() -> Iterator[tuple[Any, JSON]]:
-        for position, row in enumerate(rows):
-            if not isinstance(row, Mapping):
-                raise ArgumentError(f"map over {tool!r}: row {position} is a {type(row).__name__}, not a dict")
-            yield position, _arguments(tool, {rename.get(str(k), str(k)): v for k, v in row.items()}, constants)
-
-    return dict_rows(), size
-
-
-def every_row(tool: str, constants: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> JSON:
-    """What every row gets: ``constants={...}`` (any name, even one of map's options) and
-    map's other keywords; a name given both ways is refused (which would win is unclear)."""
-    if constants is not None and not isinstance(constants, Mapping):
-        raise ArgumentError(
-            f"map over {tool!r}: constants must be a dict of parameter values, not a {type(constants).__name__}"
-        )
-    both = sorted(set(constants or {}) & set(keywords))
-    if both:
-        raise ArgumentError(
-            f"map over {tool!r}: {', '.join(both)} given both in constants= and as a keyword; give it once"
-        )
-    return {**(constants or {}), **keywords}
-
-
-def _arguments(tool: str, row: JSON, constants: JSON) -> JSON:
-    converted = to_json({**row, **constants})
-    return {k: v for k, v in converted.items() if v is not None}
-
-
-@dataclass
-class RowOutcome:
-    """One row's end: its result, or why it has none."""
-
-    index: Any
-    result: CallResult | None = None
-    error: str | None = None
-    elapsed_s: float | None = None
-
-    @property
-    def is_error(self) -> bool:
-        return self.error is not None or (self.result is not None and self.result.is_error)
+def row_record(result: CallResult | None, error: str | None, elapsed_s: float | None) -> JSON:
+    """One row's end as the frame's row: a structured result's fields, else its ``text``;
+    then ``is_error``, ``error`` (why it has no result, or the tool's error text) and
+    ``elapsed_s``."""
+    record: JSON = {}
+    failed = error is not None
+    if result is not None:
+        structured = result.structured
+        if isinstance(structured, dict):
+            record.update({RENAMED.get(k) or k: v for k, v in structured.items()})
+        else:
+            record["text"] = result.text
+        if result.is_error:
+            failed = True
+            if error is None:
+                error = result.text
+    record["is_error"] = failed
+    record["error"] = error
+    record["elapsed_s"] = elapsed_s
+    return record
 
 
 @dataclass
@@ -220,8 +163,7 @@ class MapRun:
     def __init__(
         self,
         call: Call,
-        source: Iterator[tuple[Any, JSON]],
-        total: int | None,
+        source: RowSource,
         *,
         concurrency: int,
         retries: int,
@@ -230,24 +172,30 @@ class MapRun:
         on_progress: Callable[[MapProgress], None] | None = None,
         backoff: Backoff | None = None,
     ) -> None:
-        self._call, self._source = call, source
+        self._call, self.source = call, source
         self._concurrency, self._retries, self._may_repeat = concurrency, retries, may_repeat
         self._on_error, self._on_progress = on_error, on_progress
         self._backoff = backoff or Backoff()
-        self.progress = MapProgress(total)
-        self.outcomes: list[RowOutcome] = []
-        self._stop: asyncio.Event | None = None
+        self.progress = MapProgress(source.total)
+        # Each row's index label and its frame row (None while in flight), in the input's order;
+        # then the rows never sent (a cancel, an exited server): their labels and why.
+        self.index: list[Any] = []
+        self.records: list[JSON | None] = []
+        self.unsent: tuple[Sequence[Any], str] = ((), CANCELLED)
+        self._ended_here: asyncio.Event | None = None  # ``ended``, for the loop
         self._fatal: BaseException | None = None
-        self.ended = threading.Event()  # set when the outcomes are final
+        self._exhausted = False
+        self.ended = threading.Event()  # set when the records are final
 
     def __repr__(self) -> str:
         return f"<MapRun {self.progress.describe()}>"
 
-    async def run(self) -> list[RowOutcome]:
-        """Every row's outcome, in the input's order (cancelled: the rows so far, the rest
+    async def run(self) -> list[JSON | None]:
+        """Every row's record, in the input's order (cancelled: the rows so far, the rest
         marked cancelled)."""
         loop = asyncio.get_running_loop()
-        stop = self._stop = asyncio.Event()
+        stop = asyncio.Event()
+        self._ended_here = asyncio.Event()
 
         def cancel() -> None:
             loop.call_soon_threadsafe(stop.set)
@@ -255,94 +203,119 @@ class MapRun:
         self.progress._cancel = cancel
         if self.progress.cancelled:
             stop.set()
-        if self._on_progress is not None:
-            self._on_progress(self.progress)  # the start: a display shows it, a caller can keep it to cancel
-        inflight: dict[asyncio.Future[Any], int] = {}
-        stopper = asyncio.ensure_future(stop.wait())
-        exhausted = False
         try:
-            while True:
-                while len(inflight) < self._concurrency and not stop.is_set() and not exhausted:
-                    item = next(self._source, None)
-                    if item is None:
-                        exhausted = True
-                        break
-                    position = len(self.outcomes)
-                    self.outcomes.append(RowOutcome(item[0]))
-                    inflight[asyncio.ensure_future(self._row(position, item[1]))] = position
-                if not inflight:
-                    break
-                done, _ = await asyncio.wait([*inflight, stopper], return_when=asyncio.FIRST_COMPLETED)
+            if self._on_progress is not None:
+                self._on_progress(self.progress)  # the start: a display shows it, a caller can keep it to cancel
+            await self._work(stop)
+            self._finish()
+            if self._on_progress is not None:
+                self._on_progress(self.progress)  # the end (progress.finished): a display's last state
+        finally:
+            self.progress.finished = True
+            self.ended.set()
+            self._ended_here.set()
+        return self.records
+
+    async def _work(self, stop: asyncio.Event) -> None:
+        # A fixed pool of workers, each taking the next row as its last is answered: no task
+        # and no wait over everything in flight per row (what a 10,000-row map would pay).
+        workers = {asyncio.ensure_future(self._worker(stop)) for _ in range(self._concurrency)}
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            while workers and not stop.is_set():
+                done, _ = await asyncio.wait([*workers, stopper], return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     if task is not stopper:
-                        del inflight[task]
+                        workers.discard(task)
                         task.result()  # on_error="raise": the row's error ends the map
-                        self._counted()
-                if stop.is_set():
-                    break
         except asyncio.CancelledError:
             self.progress.cancelled = True  # Ctrl-C or a cancelled await: end with what is done
         finally:
             stopper.cancel()
-            for task in inflight:
-                task.cancel()  # each tells the server (notifications/cancelled)
-            if inflight:
-                await asyncio.gather(*inflight, return_exceptions=True)
-        self._finish(exhausted)
-        if self._on_progress is not None:
-            self._on_progress(self.progress)  # the end (progress.finished): a display's last state
-        self.ended.set()
-        return self.outcomes
+            for task in workers:
+                task.cancel()  # a row in flight tells the server (notifications/cancelled)
+            if workers:
+                await asyncio.gather(*workers, return_exceptions=True)
 
-    def _counted(self) -> None:
-        progress = self.progress
-        progress.done += 1
-        if self._on_progress is not None:
-            self._on_progress(progress)
-
-    async def _row(self, position: int, arguments: JSON) -> None:
-        outcome = self.outcomes[position]
-        start = time.monotonic()
-        attempt = 0
+    async def settled(self, grace: float) -> bool:
+        """Whether the run has ended, waiting ``grace`` seconds at most (on the loop): what
+        an interrupted map waits for before it returns the frame so far."""
+        ended = self._ended_here
+        if ended is None or ended.is_set():
+            return self.ended.is_set()
         try:
-            while True:
-                try:
-                    outcome.result = await self._call(arguments)
-                    break
-                except asyncio.CancelledError:
-                    outcome.error = CANCELLED
-                    self.progress.cancelled = True
-                    raise
-                except Exception as e:
-                    if attempt < self._retries and retryable(e, may_repeat=self._may_repeat):
-                        await self._backoff.wait(attempt, getattr(e, "retry_after", None))
-                        attempt += 1
-                        continue
-                    outcome.error = f"{type(e).__name__}: {e}"
-                    if isinstance(e, (ServerExited, NotConnected)) and self._fatal is None:
-                        self._fatal = e  # nothing more can be sent: the map ends
-                        assert self._stop is not None
-                        self._stop.set()
-                    if self._on_error == "raise":
-                        raise
-                    break
-        finally:
-            outcome.elapsed_s = time.monotonic() - start
-            if outcome.is_error:
-                self.progress.errors += 1
+            await asyncio.wait_for(ended.wait(), grace)
+        except TimeoutError:
+            return False
+        return True
 
-    def _finish(self, exhausted: bool) -> None:
-        """Rows never sent (a cancel, an exited server): marked, for a source of known
-        length (an endless iterable is not read further)."""
-        progress = self.progress
-        progress.finished = True
-        if exhausted:
+    async def _worker(self, stop: asyncio.Event) -> None:
+        """Rows one after another, until the source is exhausted or the map stops (a row's
+        work is written out here: a frame fewer per row)."""
+        index, records, rows, progress, call = self.index, self.records, self.source.rows, self.progress, self._call
+        while not stop.is_set():
+            item = next(rows, None)
+            if item is None:
+                self._exhausted = True
+                return
+            position = len(records)
+            index.append(item[0])
+            records.append(None)
+            arguments = item[1]
+            start = time.monotonic()
+            attempt = 0
+            result: CallResult | None = None
+            error: str | None = None
+            try:
+                while True:
+                    try:
+                        if isinstance(arguments, ArgumentError):
+                            raise arguments  # not sent: the row's error
+                        result = await call(arguments)
+                        break
+                    except asyncio.CancelledError:
+                        error = CANCELLED
+                        progress.cancelled = True
+                        raise
+                    except Exception as e:
+                        if attempt < self._retries and retryable(e, may_repeat=self._may_repeat):
+                            await self._backoff.wait(attempt, getattr(e, "retry_after", None))
+                            attempt += 1
+                            continue
+                        if isinstance(e, InvalidArguments):
+                            e = e.unchecked_by("")  # a map has no validate=False: fix the row
+                        error = f"{type(e).__name__}: {e}"
+                        if isinstance(e, (ServerExited, NotConnected)) and self._fatal is None:
+                            self._fatal = e  # nothing more can be sent: the map ends
+                            stop.set()
+                        if self._on_error == "raise":
+                            raise e from None
+                        break
+            finally:
+                record = records[position] = row_record(result, error, time.monotonic() - start)
+                if record["is_error"]:
+                    progress.errors += 1
+            progress.done += 1
+            if self._on_progress is not None:
+                self._on_progress(progress)
+
+    def _finish(self) -> None:
+        """Rows never sent (a cancel, an exited server): marked from the index alone, for a
+        source of known length (an endless iterable is not read further), on the caller's
+        side (map_frame): nothing here grows with the rows left."""
+        self.progress.finished = True
+        failed = self.source.failed
+        if self._exhausted and failed is None:
             return
-        why = CANCELLED if self._fatal is None else f"not sent: {type(self._fatal).__name__}: {self._fatal}"
-        if progress.total is not None:
-            for index, _ in self._source:
-                self.outcomes.append(RowOutcome(index, error=why))
-                progress.errors += 1
+        if failed is not None:
+            why = "not read: an earlier row could not be read"
+        elif self._fatal is not None:
+            why = f"not sent: {type(self._fatal).__name__}: {self._fatal}"
+        else:
+            why = CANCELLED
+        unread = self.source.unread(len(self.records))
+        self.unsent = (unread, why)
+        self.progress.errors += len(unread)
 
 
 def displayed(
@@ -356,7 +329,10 @@ def displayed(
         show, bar = interaction.progress, f"{tool} (map)"
 
         def shown(progress: MapProgress) -> None:
-            show(server, bar, progress.done, progress.total, progress.note())
+            # A cancelled map's bar was ended by the Cancel or the interrupt; its last word
+            # would open a second bar in the wait that collects the rows so far.
+            if not (progress.finished and progress.cancelled):
+                show(server, bar, progress.done, progress.total, progress.note())
 
     if shown is None or on_progress is None:
         return shown or on_progress
@@ -369,7 +345,7 @@ def displayed(
     return both
 
 
-def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None, explode: str | None = None) -> Any:
+def map_frame(run: MapRun, index_name: Any = None, explode: str | None = None) -> Any:
     """The map's DataFrame, aligned to the input's index: a structured result's fields as
     columns (one named like a status column is kept as ``result_<name>``), else its
     ``text``; then ``is_error``, ``error``, ``elapsed_s``. ``explode``: a field holding a
@@ -377,28 +353,33 @@ def map_frame(outcomes: Iterable[RowOutcome], index_name: Any = None, explode: s
     they would clash), the input's index repeated; an empty list leaves one row."""
     import pandas as pd  # only here: the runtime imports no pandas at module level
 
-    index: list[Any] = []
-    records: list[JSON] = []
-    needs_text = False
-    for outcome in outcomes:
-        result = outcome.result
-        record: JSON = {}
-        if result is not None:
-            if isinstance(result.structured, dict):
-                record.update({RENAMED.get(k) or k: v for k, v in result.structured.items()})
-            else:
-                record["text"] = result.text
-                needs_text = True
-        error = outcome.error
-        if error is None and result is not None and result.is_error:
-            error = result.text
-        status = {"is_error": outcome.is_error, "error": error, "elapsed_s": outcome.elapsed_s}
-        rows = exploded(record, explode) if explode is not None else [record]
-        records.extend({**row, **status} for row in rows)
-        index.extend([outcome.index] * len(rows))
-    fields = list(dict.fromkeys(k for r in records for k in r if k not in STATUS_COLUMNS and k != "text"))
-    order = [*fields, *(["text"] if needs_text else []), *STATUS_COLUMNS]
-    return pd.DataFrame.from_records(records, columns=order, index=pd.Index(index, name=index_name))
+    in_flight = row_record(None, CANCELLED, None)  # a row the run had no time to record
+    rows = [r if r is not None else in_flight for r in run.records]
+    index = list(run.index)
+    unsent, why = run.unsent
+    unsent = list(unsent)
+    if unsent:
+        rows.extend([row_record(None, why, None)] * len(unsent))  # one record, shared: nothing per row
+        index.extend(unsent)
+    if explode is not None:
+        index, rows = _exploded_rows(index, rows, explode)
+    names = dict.fromkeys(k for r in rows if len(r) > len(STATUS_COLUMNS) for k in r)
+    fields = [k for k in names if k not in STATUS_COLUMNS and k != "text"]
+    order = [*fields, *(["text"] if "text" in names else []), *STATUS_COLUMNS]
+    return pd.DataFrame.from_records(rows, columns=order, index=pd.Index(index, name=index_name))
+
+
+def _exploded_rows(index: list[Any], rows: list[JSON], field: str) -> tuple[list[Any], list[JSON]]:
+    """Each row's records (``exploded``), its status columns on every one, its index repeated."""
+    new_index: list[Any] = []
+    new_rows: list[JSON] = []
+    for label, row in zip(index, rows, strict=True):
+        status = {k: row[k] for k in STATUS_COLUMNS}
+        record = {k: v for k, v in row.items() if k not in status}
+        parts = exploded(record, field)
+        new_rows.extend({**part, **status} for part in parts)
+        new_index.extend([label] * len(parts))
+    return new_index, new_rows
 
 
 # A structured field named like a status column is kept, renamed.
@@ -426,9 +407,3 @@ def exploded(record: JSON, field: str) -> list[JSON]:
             columns = {field: item}
         rows.append({**before, **columns, **after})
     return rows
-
-
-def first(source: Iterator[tuple[Any, JSON]], n: int) -> tuple[list[tuple[Any, JSON]], Iterator[tuple[Any, JSON]]]:
-    """The first ``n`` rows (to show for approval), and the source as it was."""
-    head = list(itertools.islice(source, n))
-    return head, itertools.chain(head, source)

@@ -15,16 +15,25 @@ from typing import Any
 
 from ..core.backoff import Backoff
 from ..core.config import ServerConfig
-from ..core.links import linkable
 from ..core.oauth import OAuth
-from ..core.protocol import HEADER_MISMATCH, URL_ELICITATION_REQUIRED
+from ..core.protocol import HEADER_MISMATCH
 from ..core.session import ProgressCallback
 from ..core.tasks import augment, created_task, offers_tasks
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
 from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
-from .bulk import MapProgress, MapRun, OnError, check_explode, check_options, displayed, first, map_frame, row_source
+from .bulk import (
+    GRACE_S,
+    MapProgress,
+    MapRun,
+    OnError,
+    check_explode,
+    check_options,
+    displayed,
+    map_frame,
+)
+from .calls import ToolPlan, call_progress, url_required
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .functions import Tools
@@ -38,6 +47,7 @@ from .params import (
     resource_uri,
     tool_arguments,
 )
+from .rows import RowSource, every_row, parameters
 from .schemas import tool_schema
 from .steps import GrantedSteps, Steps, awaitable, blocking
 from .tasks import follow_call
@@ -305,31 +315,54 @@ class Server:
         call's progress; Cancel or an interrupt cancels the task): a tool whose
         ``execution.taskSupport`` is ``required`` is called as a task, an ``optional`` one
         when ``task=True``; a 2026-07-28 server decides for itself."""
-        runtime = self.runtime
         arguments = tool_arguments(name, arguments)
+        plan = await self._plan(steps, name, validate, task, on_progress)
+        return await self._call_planned(steps, plan, arguments, timeout, ask=True)
+
+    async def _plan(
+        self, steps: Steps, name: str, validate: bool | None, task: bool | None, on_progress: ProgressCallback | None
+    ) -> ToolPlan:
+        """A call's per-tool step: what every call of ``name`` shares (see calls.py)."""
+        runtime = self.runtime
         check = runtime.settings.validate if validate is None else validate
         tool = self._cached_tool(name)
         legacy_tasks = not self.modern and offers_tasks(self.capabilities)
         if tool is None and (check or runtime.approval.mode != "never" or legacy_tasks):
             tool = await steps.run(self._find_tool(name, required=check), self.name)
-        if check and tool is not None:
+        as_task = legacy_tasks and augment(tool, self.capabilities, task)
+        return ToolPlan(name, tool, check, as_task, call_progress(runtime.interaction, self.name, name, on_progress))
+
+    async def _call_planned(self, steps: Steps, plan: ToolPlan, arguments: JSON, timeout: Any, ask: bool) -> CallResult:
+        """A call's per-call step: validate, ask (unless asked already: a map), send, follow
+        a task to its end, check the structured output."""
+        name, tool = plan.name, plan.listing
+        if plan.validate and tool is not None:
             validate_arguments(tool, arguments)
-        request = runtime.approval_request(self.name, name, tool, arguments)
-        if request is not None:
-            runtime.take_answer(request, await steps.approve(request))
+        if ask:
+            request = self.runtime.approval_request(self.name, name, tool, arguments)
+            if request is not None:
+                self.runtime.take_answer(request, await steps.approve(request))
         params: JSON = {"name": name, "arguments": arguments}
         self.last_arguments[name] = arguments
-        if legacy_tasks and augment(tool, self.capabilities, task):
+        if plan.as_task:
             params["task"] = {}
-        progress = self._progress(name, on_progress)
+        modern = self.modern
         try:
-            raw = await self._send_call(steps, params, timeout, progress)
-            created = created_task(raw, self.modern) if self.modern or "task" in params else None
+            try:
+                raw = await steps.send(self.connection, "tools/call", params, timeout, plan.progress)
+            except RPCError as e:
+                if e.code != HEADER_MISMATCH:
+                    raise
+                # Refused for headers the server no longer expects (-32020: its tool changed):
+                # list the tools again and try once more (nothing ran: it was refused).
+                await steps.run(self.connection.listing("tools", True), self.name)
+                raw = await steps.send(self.connection, "tools/call", params, timeout, plan.progress)
+            created = created_task(raw, modern) if modern or plan.as_task else None
             if created is not None:  # the server runs it as a task: followed to its end
-                follow = follow_call(self.runtime, self.connection, self.name, name, created, self.modern)
+                follow = follow_call(self.runtime, self.connection, self.name, name, created, modern)
                 raw = await steps.run(follow, self.name)
         except RPCError as e:
-            raise self._url_required(e, steps.awaiting) from None
+            raise url_required(self.runtime.interaction, self.name, e, steps.awaiting) from None
         output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
         return CallResult.from_raw(self.name, name, raw, output_error)
 
@@ -358,12 +391,15 @@ class Server:
         iterable of dicts), ``concurrency`` at a time; a pandas DataFrame aligned to the
         input's index comes back: a structured result's fields as columns (a field named
         is_error/error/elapsed_s as ``result_<name>``), else ``text``; then ``is_error``,
-        ``error`` and ``elapsed_s``. ``explode="field"``: a row per item of that list field.
+        ``error`` and ``elapsed_s``. ``explode="field"``: a row per item of that list field
+        (a record's keys as columns), the input's index repeated.
 
         A DataFrame's columns are matched to the tool's parameters by name (others are
         ignored; ``columns={"column": "parameter"}`` renames). Every row also gets the other
         keywords and ``constants={"name": value}`` (any name, e.g. a parameter ``timeout``);
-        missing values are left out. Rows are read as slots free up. Approval, when the
+        missing values are left out. Rows are read as slots free up (an iterator on the
+        background thread: materialise one bound to yours, a sqlite cursor, with
+        ``list(rows)``); a row that is not a dict is that row's error. Approval, when the
         policy asks, is asked once for the map. ``timeout``: each call's. ``retries``: a call
         refused as busy (HTTP 429/503) or never sent (connection refused) goes again after
         ``backoff`` (core.backoff.Backoff); one that may have run, only for a tool annotated
@@ -375,25 +411,24 @@ class Server:
         runtime = self.runtime
         listing = await steps.run(self._find_tool(tool, required=True), self.name)
         check_explode(tool, listing, explode)
-        properties = ((listing or {}).get("inputSchema") or {}).get("properties")
-        parameters = list(properties) if isinstance(properties, dict) and properties else None
-        source, total = row_source(tool, rows, parameters, columns, constants, arguments)
-        head, source = first(source, 3)
-        if head:
-            request = runtime.approval_request(self.name, tool, listing, head[0][1])
-            if request is not None:  # asked once, for every row
-                request = dataclasses.replace(request, rows=total, examples=tuple(a for _, a in head))
+        source = RowSource(tool, rows, parameters(listing), columns, every_row(tool, constants, arguments))
+        head = source.head(3)
+        if head:  # asked once, for every row (shown: the first rows that can be sent)
+            examples = tuple(a for a in head if isinstance(a, dict))
+            request = runtime.approval_request(self.name, tool, listing, examples[0] if examples else {})
+            if request is not None:
+                request = dataclasses.replace(request, rows=source.total, examples=examples)
                 runtime.take_answer(request, await steps.approve(request))
-        granted = GrantedSteps()
+        plan, granted = await self._plan(steps, tool, None, None, None), GrantedSteps()
+        per_call = DEFAULT if timeout is None else timeout
 
-        def call(row: JSON) -> Any:
-            return self._call_tool(granted, tool, row, timeout=DEFAULT if timeout is None else timeout)
+        def call(arguments: JSON) -> Any:
+            return self._call_planned(granted, plan, arguments, per_call, ask=False)  # asked above
 
         annotations = (listing or {}).get("annotations") or {}
         run = MapRun(
             call,
             source,
-            total,
             concurrency=concurrency,
             retries=retries,
             may_repeat=retry_unsafe or annotations.get("idempotentHint") is True,
@@ -402,65 +437,21 @@ class Server:
             backoff=backoff,
         )
         try:
-            outcomes = await steps.run(run.run(), self.name)
+            await steps.run(run.run(), self.name)
         except (KeyboardInterrupt, RequestCancelled):
             # Ctrl-C cancelled the run; it ends with the rows so far (the grace: a run that
             # cannot end promptly is left, and the interrupt stands).
-            if not run.ended.wait(5.0):
+            if not await steps.run(run.settled(GRACE_S), self.name):
                 raise
-            outcomes = run.outcomes
-        return map_frame(outcomes, getattr(getattr(rows, "index", None), "name", None), explode)
+        return map_frame(run, getattr(getattr(rows, "index", None), "name", None), explode)
 
     map, amap = blocking(_map), awaitable(_map)
-
-    async def _send_call(self, steps: Steps, params: JSON, timeout: Any, progress: ProgressCallback | None) -> JSON:
-        """Send ``tools/call``; refused for headers the server no longer expects (-32020: its
-        tool changed), list the tools again and try once more (nothing ran: it was refused)."""
-        try:
-            return await steps.send(self.connection, "tools/call", params, timeout, progress)
-        except RPCError as e:
-            if e.code != HEADER_MISMATCH:
-                raise
-        await steps.run(self.connection.listing("tools", True), self.name)
-        return await steps.send(self.connection, "tools/call", params, timeout, progress)
 
     @property
     def modern(self) -> bool:
         """Whether the connection speaks the modern (2026-07-28, stateless) era."""
         session = self.connection.session
         return bool(session and session.modern)
-
-    def _url_required(self, error: RPCError, awaiting: bool) -> RPCError:
-        """-32042: the server needs the person to visit a page first. Show it (where a
-        person can see it) and say to run the call again afterwards."""
-        if error.code != URL_ELICITATION_REQUIRED:
-            return error
-        listed = error.data.get("elicitations") if isinstance(error.data, dict) else None
-        elicitations = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
-        if elicitations:
-            self.runtime.interaction.show_urls(self.name, elicitations, awaiting=awaiting)
-        urls = ", ".join(
-            f"{e.get('url')}{'' if linkable(e.get('url')) else ' (not a web address to open)'}" for e in elicitations
-        )
-        return RPCError(
-            error.code,
-            f"{self.name} needs you to complete a step in your browser first ({urls}); then call again",
-            error.data,
-        )
-
-    def _progress(self, tool: str, on_progress: ProgressCallback | None) -> ProgressCallback | None:
-        """The caller's progress callback, plus the interaction's (a progress bar)."""
-        interaction = self.runtime.interaction
-        if not interaction.shows_progress:
-            return on_progress
-        show = interaction.progress
-
-        def both(progress: float, total: float | None, message: str | None) -> None:
-            show(self.name, tool, progress, total, message)
-            if on_progress is not None:
-                on_progress(progress, total, message)
-
-        return both
 
     async def _read_resource(
         self, steps: Steps, uri: str, *, timeout: float | None = DEFAULT, refresh: bool = False

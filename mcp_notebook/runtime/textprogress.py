@@ -173,14 +173,18 @@ class MapText:
         return f"<MapText {self.label!r} {'terminal' if self.line else 'periodic'}>"
 
     def __call__(self, progress: MapProgress) -> None:
-        elapsed = self.now() - self.started  # its note says "cancelled" when it was
-        if self.line is not None:
-            self.line.update(progress.done, progress.total, progress.note(elapsed))
+        # Called after every row: the text is made only when it is to be shown.
+        now = self.now()
+        elapsed = now - self.started  # its note says "cancelled" when it was
+        line, periodic = self.line, self.periodic
+        if line is not None:
+            if progress.finished or not line.updates or now - line.last >= line.every:
+                line.update(progress.done, progress.total, progress.note(elapsed))
             if progress.finished:
-                self.line.finish("done")
-        elif self.periodic is not None:
+                line.finish("done")
+        elif periodic is not None and (progress.finished or now - periodic.last >= periodic.every):
             text = f"mcp-notebook: {self.label}: {progress.describe(elapsed)}"
             if progress.finished:
-                self.periodic.finish(text)
+                periodic.finish(text)
             else:
-                self.periodic.update(text)
+                periodic.update(text)

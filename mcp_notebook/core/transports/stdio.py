@@ -143,7 +143,8 @@ class StdioTransport(BlockingTransport):
         self._group = proc.get_pid()  # a session of its own: its pid is the group's id
         if self.pid is None:
             self.pid = self._group
-        self._writer = PipeWriter(our_stdin, loop)
+        # A write the loop made later that finds stdin closed: the server is ending (as in send_nowait).
+        self._writer = PipeWriter(our_stdin, loop, on_broken=lambda: self._finish_within(EXIT_GRACE))
         self._reader = PipeReader(
             our_stdout,
             loop,

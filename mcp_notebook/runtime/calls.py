@@ -1,0 +1,68 @@
+"""What a tool call needs besides the handle: the ``ToolPlan`` (what every call of one tool
+shares: its listing entry, whether to validate, whether to send it as a task, the progress
+display), and the message for a server that needs a page visited first (-32042).
+
+``Server.call_tool`` plans and calls; ``Server.map`` plans once and calls once per row
+(its approval asked once for the whole map): one implementation of a call for both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from ..core.links import linkable
+from ..core.protocol import URL_ELICITATION_REQUIRED
+from ..core.session import ProgressCallback
+from ..errors import RPCError
+from .interaction import Interaction
+
+__all__ = ["ToolPlan", "call_progress", "url_required"]
+
+JSON = dict[str, Any]
+
+
+class ToolPlan(NamedTuple):
+    """What every call of one tool shares, worked out once (per call, or per map). A tuple:
+    made on every call_tool, where a dataclass's __init__ would cost more."""
+
+    name: str
+    listing: JSON | None  # the tool's listing entry, if known
+    validate: bool  # check the arguments against its inputSchema
+    as_task: bool  # a legacy (2025-11-25) tools/call sent task-augmented
+    progress: ProgressCallback | None  # the caller's callback and the interaction's display
+
+    def __repr__(self) -> str:
+        return f"<ToolPlan {self.name!r}{' validated' if self.validate else ''}{' task' if self.as_task else ''}>"
+
+
+def call_progress(
+    interaction: Interaction, server: str, tool: str, on_progress: ProgressCallback | None
+) -> ProgressCallback | None:
+    """The caller's progress callback, plus the interaction's (a progress bar)."""
+    if not interaction.shows_progress:
+        return on_progress
+    show = interaction.progress
+
+    def both(progress: float, total: float | None, message: str | None) -> None:
+        show(server, tool, progress, total, message)
+        if on_progress is not None:
+            on_progress(progress, total, message)
+
+    return both
+
+
+def url_required(interaction: Interaction, server: str, error: RPCError, awaiting: bool) -> RPCError:
+    """-32042: the server needs the person to visit a page first. Show it (where a person
+    can see it) and say to run the call again afterwards; another error as it is."""
+    if error.code != URL_ELICITATION_REQUIRED:
+        return error
+    listed = error.data.get("elicitations") if isinstance(error.data, dict) else None
+    elicitations = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    if elicitations:
+        interaction.show_urls(server, elicitations, awaiting=awaiting)
+    urls = ", ".join(
+        f"{e.get('url')}{'' if linkable(e.get('url')) else ' (not a web address to open)'}" for e in elicitations
+    )
+    return RPCError(
+        error.code, f"{server} needs you to complete a step in your browser first ({urls}); then call again", error.data
+    )
