@@ -90,7 +90,7 @@ class Outcome:
 
 
 # Refused before anything is sent: which server a wait named (if any) shows nothing.
-BEFORE_SENDING = {"ArgumentError", "ToolDenied", "ConfigError", "UnknownServer"}
+BEFORE_SENDING = {"ArgumentError", "InvalidArguments", "ToolDenied", "ConfigError", "UnknownServer"}
 
 
 def assert_same(blocking: Outcome, awaited: Outcome, sent: bool = True) -> None:
@@ -205,7 +205,7 @@ CASES = [
                                  "min_body_mass_g": np.int32(5000)})),
     *on_demo("call_tool-not-a-dict", "call_tool", ("query_penguins", pd.Series(QUERY)), expect="ArgumentError",
              says="arguments must be a dict, not Series"),
-    *on_demo("call_tool-invalid", "call_tool", ("query_penguins", {"limit": "many"}), expect="ArgumentError",
+    *on_demo("call_tool-invalid", "call_tool", ("query_penguins", {"limit": "many"}), expect="InvalidArguments",
              says="limit"),
     *on_demo("call_tool-not-validated", "call_tool", ("query_penguins", {"limit": "many"}), {"validate": False},
              says="is_error=True"),
