@@ -146,7 +146,8 @@ def _objects(value: Any) -> list[JSON]:
 
 
 def _texts(blocks: list[JSON]) -> str:
-    return "\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
+    # A list, not a generator: join makes one of a generator first (a call's text, on every map row).
+    return "\n".join([b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)])
 
 
 class _ShowsItself:

@@ -126,16 +126,6 @@ def _compile_quick(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
     return quick
 
 
-def _quick_check(schema: dict[str, Any], arguments: Any) -> bool:
-    entry = _quick.get(id(schema))
-    if entry is None or entry[0] is not schema:
-        if len(_quick) > 4096:
-            _quick.clear()
-        entry = (schema, _compile_quick(schema))
-        _quick[id(schema)] = entry
-    return entry[1] is not None and entry[1](arguments)
-
-
 def _validator(schema: dict[str, Any]) -> Any:
     entry = _validators.get(id(schema))
     if entry is not None and entry[0] is schema:
@@ -168,7 +158,15 @@ def validate_arguments(tool: dict[str, Any], arguments: dict[str, Any]) -> None:
     """Raise InvalidArguments (an ArgumentError) naming the field and the rule when
     ``arguments`` do not fit."""
     schema = tool.get("inputSchema")
-    if not isinstance(schema, dict) or _quick_check(schema, arguments):
+    if not isinstance(schema, dict):
+        return
+    entry = _quick.get(id(schema))  # the compiled quick check, looked up here (a call fewer per call)
+    if entry is None or entry[0] is not schema:
+        if len(_quick) > 4096:
+            _quick.clear()
+        entry = (schema, _compile_quick(schema))
+        _quick[id(schema)] = entry
+    if entry[1] is not None and entry[1](arguments):
         return
     validator = _validator(schema)
     if validator is None or validator.is_valid(arguments):

@@ -75,19 +75,19 @@ def row_record(result: CallResult | None, error: str | None, elapsed_s: float | 
     """One row's end as the frame's row: a structured result's fields, else its ``text``;
     then ``is_error``, ``error`` (why it has no result, or the tool's error text) and
     ``elapsed_s``."""
-    record: JSON = {}
-    failed = error is not None
-    if result is not None:
-        structured = result.structured
-        if isinstance(structured, dict):
-            record.update({RENAMED.get(k) or k: v for k, v in structured.items()})
-        else:
-            record["text"] = result.text
-        if result.is_error:
-            failed = True
-            if error is None:
-                error = result.text
-    record["is_error"] = failed
+    if result is None:
+        return {"is_error": error is not None, "error": error, "elapsed_s": elapsed_s}
+    structured = result.structured
+    if isinstance(structured, dict):
+        record: JSON = {RENAMED.get(k) or k: v for k, v in structured.items()}
+        if result.is_error and error is None:
+            error = result.text
+    else:
+        text = result.text
+        record = {"text": text}
+        if result.is_error and error is None:
+            error = text
+    record["is_error"] = error is not None or result.is_error
     record["error"] = error
     record["elapsed_s"] = elapsed_s
     return record

@@ -363,7 +363,8 @@ class Server:
                 raw = await steps.run(follow, self.name)
         except RPCError as e:
             raise url_required(self.runtime.interaction, self.name, e, steps.awaiting) from None
-        output_error = check_structured_output(tool, raw.get("structuredContent")) if tool else None
+        structured = raw.get("structuredContent")  # mostly none: no call to check it
+        output_error = check_structured_output(tool, structured) if tool and structured is not None else None
         return CallResult.from_raw(self.name, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)

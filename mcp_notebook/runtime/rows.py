@@ -116,9 +116,15 @@ class RowSource:
         dropped = [k for k, v in fixed.items() if v is None]  # a missing constant: the parameter left out
         for start in range(0, len(frame), CHUNK):
             block = frame.iloc[start : start + CHUNK]
+            labels = block.index.tolist()
             values = [_cells(block.iloc[:, i].tolist()) for i, _ in wanted]  # Python values, as itertuples gives
-            for label, *cells in zip(block.index.tolist(), *values, strict=True):
-                arguments = {p: v for p, v in zip(names, cells, strict=True) if v is not None}
+            # A row's cells as one tuple (no star-unpacking), made a dict in C when none is missing.
+            rows = zip(*values, strict=True) if values else [()] * len(labels)
+            for label, cells in zip(labels, rows, strict=True):
+                if None in cells:
+                    arguments = {p: v for p, v in zip(names, cells, strict=True) if v is not None}
+                else:
+                    arguments = dict(zip(names, cells, strict=True))
                 if fixed:
                     arguments.update(extra)
                     for k in dropped:

@@ -75,7 +75,7 @@ class PipeWriter:
         self._on_broken = on_broken
         self._loop_thread = threading.get_ident()
         self._lock = threading.Lock()
-        self._backlog: deque[memoryview] = deque()
+        self._backlog: deque[bytes | memoryview] = deque()
         self._armed = False
         self._soon = False  # a flush of the loop's gathered writes is scheduled
 
@@ -84,13 +84,13 @@ class PipeWriter:
         with self._lock:
             if self._fd < 0:
                 return False
-            view = memoryview(data)
             if threading.get_ident() == self._loop_thread:
-                self._backlog.append(view)
+                self._backlog.append(data)  # joined before it is written: no view needed
                 if not self._armed and not self._soon:
                     self._soon = True
                     self._loop.call_soon(self._flush_gathered)
                 return True
+            view = memoryview(data)
             if not self._backlog:
                 try:
                     view = view[os.write(self._fd, view) :]
@@ -135,7 +135,7 @@ class PipeWriter:
     def _write_backlog_locked(self) -> bool:
         """Write what the pipe takes; True when it turned out closed."""
         if len(self._backlog) > 1:  # one write for all of it
-            joined = memoryview(b"".join(self._backlog))
+            joined = b"".join(self._backlog)
             self._backlog.clear()
             self._backlog.append(joined)
         while self._backlog and self._fd >= 0:
@@ -148,7 +148,7 @@ class PipeWriter:
                 self._close_locked()
                 return True
             if n < len(view):
-                self._backlog[0] = view[n:]
+                self._backlog[0] = memoryview(view)[n:]
                 return False
             self._backlog.popleft()
         return False
