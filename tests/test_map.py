@@ -398,6 +398,30 @@ def test_busy_server_answers_are_retried_after_their_retry_after(busy_http: str,
     assert once["is_error"].all() and once["error"].str.contains("rate limited").all()
 
 
+def test_a_row_cancelled_while_it_waits_to_retry_is_cancelled(busy_http: str, client: Client) -> None:
+    """Cancel while a refused row waits for its backoff: the row says cancelled, never ok."""
+    server = client.add("busy", url=f"{busy_http}/busy/mcp", transport="http")
+    progress: list[MapProgress] = []
+
+    async def cancel_then_wait(seconds: float) -> None:
+        progress[0].cancel()
+        await asyncio.Event().wait()  # until the cancel reaches this row
+
+    out = server.map("echo", [{"key": "w"}], retries=2, backoff=Backoff(sleep=cancel_then_wait),
+                     on_progress=lambda p: progress.append(p) if not progress else None)  # fmt: skip
+    assert out["is_error"].tolist() == [True] and out["error"].tolist() == ["cancelled"]
+
+
+def test_a_row_json_cannot_hold_is_that_rows_error(everything: Any) -> None:
+    rows = [{"message": "a"}, {"message": {(1, 2): 3}}, {"message": "c"}]  # a tuple key (groupby's to_dict)
+    out = everything.map("echo", rows)
+    assert out["is_error"].tolist() == [False, True, False]
+    assert out["error"][1].startswith("ArgumentError: map over 'echo': row 1 cannot be sent as JSON")
+    table = pd.DataFrame({"message": ["a", {(1, 2): 3}, "c"]}, index=["x", "y", "z"])
+    framed = everything.map("echo", table)
+    assert framed["is_error"].tolist() == [False, True, False] and "row y cannot be sent" in framed["error"]["y"]
+
+
 def test_a_legacy_sse_busy_answer_is_retried_after_its_retry_after(busy_http: str, client: Client) -> None:
     server = client.add("busy-sse", url=f"{busy_http}/busy-sse/sse", transport="sse")
     waits = Waits()

@@ -7,6 +7,7 @@ import asyncio
 import datetime
 import decimal
 import pathlib
+import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -182,3 +183,16 @@ def test_magic_validation_error_names_its_own_option(ip: InteractiveShell) -> No
         with pytest.raises(UsageError) as info:
             run(ip, cell)
         assert str(info.value) == message + "add --no-validate to send it anyway"
+
+
+def test_a_message_that_contains_itself_is_refused_not_a_crash() -> None:
+    """A cycle in a message (server.request's params, a handler's reply) is a ValueError, even
+    where a notebook raised the recursion limit (the C encoder would otherwise overflow the stack)."""
+    code = (
+        "import sys\nsys.setrecursionlimit(100_000)\n"
+        "from mcp_notebook.core.jsonline import encode\n"
+        "d = {}\nd['self'] = d\n"
+        "try:\n    encode({'params': d})\nexcept ValueError as e:\n    print('refused:', e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("refused: Circular reference"), done

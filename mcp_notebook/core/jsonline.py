@@ -9,6 +9,7 @@ parts are missing or the input is unusual.
 from __future__ import annotations
 
 import json
+import sys
 from json import encoder as _encoder
 from json import scanner as _scanner
 from typing import Any
@@ -22,6 +23,9 @@ _scan = _scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 # One encoder for every message, without the circular-reference check (its markers dict
 # costs as much as the encoding of a small message): a message with a cycle ends in
 # RecursionError, and is then encoded again with the check, to fail as json.dumps does.
+# Before Python 3.12 the C encoder's depth is bounded by the recursion limit alone: past this
+# limit (a notebook may raise it) a cycle could crash the process instead, so the check stays on.
+_SAFE_DEPTH = 1_000_000 if sys.version_info >= (3, 12) else 10_000
 _fast = (
     _c_make_encoder(None, _plain.default, _encoder.encode_basestring, None, ":", ",", False, False, True)
     if _c_make_encoder is not None
@@ -32,6 +36,8 @@ _fast = (
 def encode(message: Any) -> bytes:
     """Compact UTF-8 JSON, without the newline."""
     if _fast is None or _c_make_encoder is None:
+        return _plain.encode(message).encode()
+    if sys.getrecursionlimit() > _SAFE_DEPTH:  # a cycle would overflow the C stack before RecursionError
         return _plain.encode(message).encode()
     try:
         return "".join(_fast(message, 0)).encode()

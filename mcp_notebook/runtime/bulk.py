@@ -245,7 +245,7 @@ class MapRun:
             return self.ended.is_set()
         try:
             await asyncio.wait_for(ended.wait(), grace)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # not the builtin before Python 3.11
             return False
         return True
 
@@ -292,6 +292,8 @@ class MapRun:
                             raise e from None
                         break
             finally:
+                if result is None and error is None:  # cancelled where it waited to try again
+                    error = CANCELLED
                 record = records[position] = row_record(result, error, time.monotonic() - start)
                 if record["is_error"]:
                     progress.errors += 1

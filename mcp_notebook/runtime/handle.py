@@ -423,7 +423,14 @@ class Server:
         plan, granted = await self._plan(steps, tool, None, None, None), GrantedSteps()
         per_call = DEFAULT if timeout is None else timeout
 
+        async def replanned(arguments: JSON) -> CallResult:
+            nonlocal plan  # the tool's listing changed mid-map: later rows follow the new one
+            plan = await self._plan(granted, tool, None, None, None)
+            return await self._call_planned(granted, plan, arguments, per_call, ask=False)
+
         def call(arguments: JSON) -> Any:
+            if self._cached_tool(tool) is not plan.listing:
+                return replanned(arguments)
             return self._call_planned(granted, plan, arguments, per_call, ask=False)  # asked above
 
         annotations = (listing or {}).get("annotations") or {}

@@ -117,7 +117,11 @@ class RowSource:
         for start in range(0, len(frame), CHUNK):
             block = frame.iloc[start : start + CHUNK]
             labels = block.index.tolist()
-            values = [_cells(block.iloc[:, i].tolist()) for i, _ in wanted]  # Python values, as itertuples gives
+            try:
+                values = [_cells(block.iloc[:, i].tolist()) for i, _ in wanted]  # Python values, as itertuples gives
+            except Exception:  # a cell JSON cannot hold: each row on its own, the bad ones their rows' errors
+                yield from self._rows_one_by_one(block, wanted, constants)
+                continue
             # A row's cells as one tuple (no star-unpacking), made a dict in C when none is missing.
             rows = zip(*values, strict=True) if values else [()] * len(labels)
             for label, cells in zip(labels, rows, strict=True):
@@ -130,6 +134,18 @@ class RowSource:
                     for k in dropped:
                         arguments.pop(k, None)
                 yield label, arguments
+
+    def _rows_one_by_one(self, block: Any, wanted: list[tuple[int, str]], constants: JSON) -> Iterator[Row]:
+        for label, cells in zip(block.index.tolist(), block.itertuples(index=False, name=None), strict=True):
+            yield label, self._converted(label, {p: cells[i] for i, p in wanted}, constants)
+
+    def _converted(self, position: Any, row: JSON, constants: JSON) -> JSON | ArgumentError:
+        """A row's arguments as JSON, or (a value JSON cannot hold) that row's error."""
+        try:
+            return _arguments(row, constants)
+        except Exception as e:
+            why = " ".join(printable(f"{type(e).__name__}: {e}").split())
+            return ArgumentError(f"map over {self.tool!r}: row {position} cannot be sent as JSON ({why})")
 
     def _dict_rows(self, iterator: Iterator[Any], rename: dict[str, str], constants: JSON) -> Iterator[Row]:
         tool, position = self.tool, 0
@@ -150,9 +166,12 @@ class RowSource:
                 why = f"row {position} is a {type(row).__name__}, not a dict"
                 yield position, ArgumentError(f"map over {tool!r}: {why}")
             elif rename:
-                yield position, _arguments({rename.get(str(k), str(k)): v for k, v in row.items()}, constants)
+                yield (
+                    position,
+                    self._converted(position, {rename.get(str(k), str(k)): v for k, v in row.items()}, constants),
+                )
             else:
-                yield position, _arguments({str(k): v for k, v in row.items()}, constants)
+                yield position, self._converted(position, {str(k): v for k, v in row.items()}, constants)
             position += 1
 
 
