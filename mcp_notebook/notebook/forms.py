@@ -231,13 +231,7 @@ class ObjectNode(Node):
         if top:
             self.widget = w.VBox([c.widget for c in self.children] + [self.error])
         else:
-            label = printable(str(schema.get("title") or name)) + (" *" if required else "")
-            described = (
-                f" <span style='color:#777;font-size:0.85em'>{escape(schema['description'])}</span>"
-                if schema.get("description")
-                else ""
-            )
-            head = w.HTML(f"<b>{escape(label)}</b>{described}")
+            head = _head(schema, name, required)
             self.widget = w.VBox(
                 [head, w.VBox([c.widget for c in self.children], layout=w.Layout(**_NEST)), self.error]
             )
@@ -274,14 +268,11 @@ class ArrayNode(Node):
         self.name, self.required, self.schema, self.root = name, required, schema, root
         self.depth, self.refs = depth, refs
         self.items_schema = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        label = printable(str(schema.get("title") or name)) + (" *" if required else "")
-        described = schema.get("description")
         hint = "; ".join(
             p for p in (f"at least {schema['minItems']} items" if "minItems" in schema else "",
                         f"at most {schema['maxItems']} items" if "maxItems" in schema else "") if p
         )  # fmt: skip
-        extra = escape(" ".join(x for x in (described or "", f"({hint})" if hint else "") if x))
-        self.head = w.HTML(f"<b>{escape(label)}</b> <span style='color:#777;font-size:0.85em'>{extra}</span>")
+        self.head = _head(schema, name, required, f"({hint})" if hint else "")
         self.rows: list[tuple[Node, w.HBox]] = []
         self.list = w.VBox(layout=w.Layout(**_NEST))
         self.add = w.Button(description="+ add", layout=w.Layout(width="auto"))
@@ -468,6 +459,15 @@ class Form:
             display(result)
         self.status.value = f"<i>✓ done; the result is in <code>{escape(self.variable)}</code></i>"
         return result
+
+
+def _head(schema: dict[str, Any], name: str, required: bool, note: str = "") -> w.HTML:
+    """A nested object's or list's heading: its title (* if required), then its description
+    and ``note`` in grey; the server's text escaped."""
+    label = printable(str(schema.get("title") or name)) + (" *" if required else "")
+    described = " ".join(x for x in (str(schema.get("description") or ""), note) if x)
+    grey = f" <span style='color:#777;font-size:0.85em'>{escape(described)}</span>" if described else ""
+    return w.HTML(f"<b>{escape(label)}</b>{grey}")
 
 
 def _said(e: BaseException) -> str:
