@@ -124,11 +124,14 @@ def test_text_that_is_no_table_says_what_was_tried_in_one_line(everything: Serve
     assert everything.call_tool("echo", {"message": "hi"}).tables() == []
 
 
-def test_everything_structured_and_csv_text(everything: Server) -> None:
+def test_everything_structured_and_forced_csv_text(everything: Server) -> None:
     weather = everything.call_tool("get-structured-content", {"location": "Chicago"}).to_frame()
     assert weather.shape == (1, 3) and weather["humidity"].dtype == "int64"
-    echoed = everything.call_tool("echo", {"message": "n,ok\n1,true\n2,false"}).to_frame()
-    assert list(echoed.columns) == ["Echo: n", "ok"] and dtypes(echoed) == {"Echo: n": "int64", "ok": "bool"}
+    echoed = everything.call_tool("echo", {"message": "n,ok\n1,true\n2,false"})
+    with pytest.raises(ValueError, match="holds no table"):
+        echoed.to_frame()  # "Echo: n" reads as prose, not a column name
+    frame = echoed.to_frame(format="csv")  # unless asked
+    assert list(frame.columns) == ["Echo: n", "ok"] and dtypes(frame) == {"Echo: n": "int64", "ok": "bool"}
 
 
 def test_a_wrong_format_lists_the_readers(everything: Server) -> None:
@@ -168,6 +171,7 @@ ROWS = [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]
         "a\tb\n1\tx\n2\ty",
         "a;b\r\n1;x\r\n2;y\r\n",
         "Found 2 rows:\n\n| a | b |\n|---:|:--|\n| 1 | x |\n| 2 | y |\n\nDone.",
+        "a | b\n--|--\n1 | x\n2 | y",  # a pipe table without its outer pipes: Markdown's, not CSV's
         "[{'a': 1, 'b': 'x'}, {'a': 2, 'b': 'y'}]",  # a Python literal
         "[{'a': 1,\n  'b': 'x'},\n {'a': 2,\n  'b': 'y'}]",  # pretty-printed: never taken for CSV
         "({'a': 1, 'b': 'x'}, {'a': 2, 'b': 'y'})",
@@ -177,6 +181,11 @@ def test_each_shape_of_text_reads_as_the_same_table(text: str) -> None:
     frame = call(text).to_frame()
     assert frame.to_dict("records") == ROWS
     assert dtypes(frame) == {"a": "int64", "b": "str"}
+
+
+def test_csv_fields_may_hold_quoted_newlines_and_delimiters() -> None:
+    frame = call('id,note\n1,"two\nlines, one comma"\n2,plain\n').to_frame()
+    assert frame.to_dict("records") == [{"id": 1, "note": "two\nlines, one comma"}, {"id": 2, "note": "plain"}]
 
 
 def test_named_row_keys_win_over_other_lists() -> None:
@@ -212,6 +221,9 @@ def test_prose_is_not_a_table() -> None:
         "The query ran, and returned nothing useful; try again later, perhaps with a filter.\nThanks, bye.",
         "Just one line, with a comma",
         "- a list\n- of items\n---\n",
+        "Title: Tides, url: https://a.example\nTitle: Moons, url: https://b.example",
+        "It rained, then it stopped.\nWe left, and came back.",
+        "Name: Bob\nAge: 12",
     ):
         with pytest.raises(ValueError, match="holds no table"):
             call(text).to_frame()

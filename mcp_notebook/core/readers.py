@@ -151,7 +151,7 @@ def read_csv(text: str, forced: bool = False, sep: str | None = None) -> list[pd
         lines = lines[:-1]  # the last line of a cut sample may be cut too
     if len(lines) < 2 and not forced:
         raise NotATable("one line")
-    if not forced and all(line.lstrip().startswith("|") for line in lines[:2]):
+    if not forced and any("|" in line and _SEPARATOR.match(line) for line in lines[:3]):
         raise NotATable("a Markdown table")
     sniffer = csv.Sniffer()
     if sep is None:
@@ -161,13 +161,13 @@ def read_csv(text: str, forced: bool = False, sep: str | None = None) -> list[pd
             if not forced:
                 raise NotATable("no delimiter") from None
             sep = ","
-    rows = [row for row in csv.reader(lines, delimiter=sep) if row]
+    rows = [row for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=sep) if row]  # quoted newlines too
     widths = {len(row) for row in rows}
     if len(widths) > 1:
         raise NotATable("its lines have different numbers of fields")
     if widths == {1} and not forced:
         raise NotATable("one column: prose, not a table")
-    if not forced and any(len(name) > 80 or len(name.split()) > 6 for name in rows[0]):
+    if not forced and any(_prose(name) for name in rows[0]):
         raise NotATable("its first line reads as prose, not column names")
     try:
         header = sniffer.has_header("\n".join(lines)) or not any(_number(name) for name in rows[0])
@@ -251,6 +251,12 @@ def _json_shaped(body: str) -> Any:
         return json.loads('"'.join(parts))
     except (ValueError, RecursionError):
         return None
+
+
+def _prose(name: str) -> bool:
+    """Whether a would-be column name reads as words of a sentence ("Title: X", "It rained.")."""
+    name = name.strip()
+    return len(name) > 80 or len(name.split()) > 6 or ": " in name or name.endswith((".", "!", "?"))
 
 
 def _number(text: str) -> bool:
