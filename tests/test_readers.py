@@ -194,6 +194,15 @@ def test_named_row_keys_win_over_other_lists() -> None:
     assert call(json.dumps(structured)).to_frame().to_dict("records") == ROWS
 
 
+def test_several_lists_of_records_are_several_tables() -> None:
+    structured = {"users": [{"id": 1}, {"id": 2}], "groups": [{"name": "a"}]}
+    result = call(json.dumps(structured), structured=structured)
+    with pytest.raises(ValueError, match=r"holds 2 tables with different columns \(\[0\] id; \[1\] name\); pick one"):
+        result.to_frame()
+    assert [t.columns.tolist() for t in result.tables()] == [["id"], ["name"]]  # the JSON text repeats them
+    assert [len(t) for t in call(repr(structured)).tables()] == [2, 1]
+
+
 def test_dtypes_are_real_never_numeric_strings() -> None:
     text = (
         "| id | price | ok | day | at | note |\n|---|---|---|---|---|---|\n"

@@ -4,7 +4,8 @@ Most servers put their rows in text, not in ``structuredContent``. ``result_fram
 ``CallResult.to_frame()``) reads, in this order, the first that holds a table:
 
 1. ``records``: the structuredContent: a list of records, or an object holding one (under
-   ``rows``/``data``/``results``/``items`` first), or columns and rows; any other object is one row;
+   ``rows``/``data``/``results``/``items`` first), or columns and rows; any other object is one
+   row (an object with several lists of records: a table each);
 2. each text block, by the first of these that reads it:
    ``json`` (an array of objects, an object of arrays, an array of arrays under a header
    row, or an object holding one of those), ``jsonl`` (JSON Lines), ``csv`` (CSV or TSV:
@@ -41,7 +42,16 @@ from .text import clipped
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMATS", "MAX_LITERAL", "NotATable", "result_frame", "result_tables", "text_tables", "value_table"]
+__all__ = [
+    "FORMATS",
+    "MAX_LITERAL",
+    "NotATable",
+    "result_frame",
+    "result_tables",
+    "text_tables",
+    "value_table",
+    "value_tables",
+]
 
 JSON = dict[str, Any]
 
@@ -99,13 +109,31 @@ def value_table(value: Any) -> pd.DataFrame:
                 return value_table(inner)
             except NotATable:
                 pass
-    lists = [v for v in value.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+    lists = _record_lists(value)
     if len(lists) == 1:
         return records_frame(lists[0])
+    if lists:
+        raise NotATable("several lists of records")  # value_tables has them all
     arrays = list(value.values())
     if all(isinstance(a, list) for a in arrays) and len({len(a) for a in arrays}) == 1 and arrays[0]:
         return pd.DataFrame(value)  # an object of columns
     return records_frame([value])
+
+
+def value_tables(value: Any) -> list[pd.DataFrame]:
+    """``value_table``'s table, or each list's of an object holding several lists of records
+    (``{"users": [...], "groups": [...]}``) and none under ``ROW_KEYS``."""
+    try:
+        return [value_table(value)]
+    except NotATable:
+        lists = _record_lists(value) if isinstance(value, dict) else []
+        if len(lists) < 2:
+            raise
+        return [records_frame(records) for records in lists]
+
+
+def _record_lists(value: JSON) -> list[list[JSON]]:
+    return [v for v in value.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
 
 
 # -- text readers ---------------------------------------------------------------------------
@@ -118,7 +146,7 @@ def read_json(text: str, forced: bool = False) -> list[pd.DataFrame]:
         value = json.loads(text)
     except (ValueError, RecursionError):
         raise NotATable("not valid JSON") from None
-    return [value_table(value)]
+    return value_tables(value)
 
 
 def read_jsonl(text: str, forced: bool = False) -> list[pd.DataFrame]:
@@ -229,7 +257,7 @@ def read_python(text: str, forced: bool = False) -> list[pd.DataFrame]:
             value = ast.literal_eval(body)  # literals only: nothing in the text is run
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise NotATable("not a Python literal") from None
-    return [value_table(value)]
+    return value_tables(value)
 
 
 def _json_shaped(body: str) -> Any:
@@ -303,7 +331,7 @@ def result_tables(structured: Any, content: list[JSON], tool: str, format: str |
     found = []
     if structured is not None and format in (None, "records"):
         try:
-            found.append(typed(value_table(structured)))
+            found += [typed(f) for f in value_tables(structured)]
         except NotATable:
             pass
     if format != "records":
@@ -318,14 +346,16 @@ def result_frame(structured: Any, content: list[JSON], tool: str, format: str | 
     _check(format)
     if format == "records" and structured is None:
         raise ValueError(f"the result of {tool!r} has no structuredContent; read its text with format='json' or others")
+    tables: list[pd.DataFrame] = []
     if structured is not None and format in (None, "records"):
         try:
-            return typed(value_table(structured))
+            tables = [typed(f) for f in value_tables(structured)]
         except NotATable as e:
             if format == "records":
                 raise ValueError(f"the structuredContent of {tool!r} holds no table: {e}") from None
     reasons: list[str] = []
-    tables = [typed(f) for f in _block_tables(structured, content, format, reasons)]
+    if not tables:
+        tables = [typed(f) for f in _block_tables(structured, content, format, reasons)]
     if len(tables) == 1:
         return tables[0]
     if tables:
