@@ -1,8 +1,8 @@
 """DataFrames from plain data: the tables a result's ``to_frame()`` makes.
 
-Everything here takes what a server sent (records, a structured value, a resource's
-contents) and imports pandas inside the function that needs it: importing this module (and
-so core/types.py) costs nothing, and a script gets a table without IPython. The notebook
+Everything here takes what a server sent (records, a resource's contents; a tool's result is
+core/readers.py's) and imports pandas inside the function that needs it: importing this
+module (and so core/types.py) costs nothing, and a script gets a table without IPython. The notebook
 layer's listing tables (``%mcp tools`` ...) build on ``records_frame``. A result's table is
 data and is never changed.
 """
@@ -13,26 +13,38 @@ import base64
 import io
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["contents_frame", "records_frame", "records_of", "structured_frame"]
+__all__ = ["ROW_KEYS", "contents_frame", "records_frame", "records_of"]
 
 JSON = dict[str, Any]
 
 
+ROW_KEYS = ("rows", "data", "results", "items")
+"""Keys whose list of records is the table, whatever other lists sit beside them."""
+
+
 def records_of(value: Any) -> list[dict[str, Any]] | None:
-    """The list of records in a structured value: the value itself, or the one list of
-    records in an object (``{"count": 3, "rows": [...]}``, ``{"result": [...]}``)."""
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+    """The list of records in a structured value: the value itself, the list under one of
+    ``ROW_KEYS`` (``{"count": 3, "rows": [...], "warnings": [...]}``), or the one list of
+    records in an object (``{"result": [...]}``)."""
+    if _records(value):
         return value
     if isinstance(value, dict):
-        lists = [v for v in value.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+        for key in ROW_KEYS:
+            if _records(value.get(key)):
+                return value[key]
+        lists = [v for v in value.values() if _records(v)]
         if len(lists) == 1:
             return lists[0]
     return None
+
+
+def _records(value: Any) -> TypeGuard[list[dict[str, Any]]]:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
 def records_frame(rows: Sequence[Mapping[str, Any]], columns: list[str] | None = None) -> pd.DataFrame:
@@ -43,25 +55,6 @@ def records_frame(rows: Sequence[Mapping[str, Any]], columns: list[str] | None =
     if not rows:
         return pd.DataFrame(columns=columns)
     return pd.DataFrame.from_records(list(rows), columns=columns)
-
-
-def structured_frame(structured: Any, text: str, tool: str) -> pd.DataFrame:
-    """A table from a tool's result: its structuredContent, else JSON in its ``text``."""
-    candidates = [structured]
-    if structured is None and text:
-        try:
-            candidates.append(json.loads(text))
-        except ValueError:
-            pass
-    for value in candidates:
-        records = records_of(value)
-        if records is not None:
-            return records_frame(records)
-        if isinstance(value, dict) and value:
-            return records_frame([value])
-    raise ValueError(
-        f"the result of {tool!r} holds no table (no structuredContent records, no JSON text); use .content or .text"
-    )
 
 
 def contents_frame(contents: list[JSON], uri: str) -> pd.DataFrame:

@@ -7,7 +7,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from .frames import contents_frame, structured_frame
+from .frames import contents_frame
+from .readers import result_frame, result_tables
 from .text import printable
 from .views import views
 
@@ -201,9 +202,18 @@ class CallResult(_ShowsItself):
         """The text blocks of the content, joined by newlines."""
         return _texts(self.content)
 
-    def to_frame(self) -> Any:
-        """A pandas DataFrame of the structured records (or of JSON text)."""
-        return structured_frame(self.structured, self.text, self.tool)  # pandas is imported here, not before
+    def to_frame(self, format: str | None = None) -> Any:
+        """A pandas DataFrame of the result's table, with real dtypes: the structured records,
+        else each text block read as JSON, JSON Lines, CSV/TSV, a Markdown table or a Python
+        literal, else embedded resources by MIME type (core/readers.py has the order).
+        ``format`` ("records", "json", "jsonl", "csv", "tsv", "markdown", "python",
+        "resource") forces one reader. Raises ValueError (one line) when nothing reads."""
+        return result_frame(self.structured, self.content, self.tool, format)  # pandas is imported here, not before
+
+    def tables(self, format: str | None = None) -> list[Any]:
+        """Every table in the result (a list of DataFrames, possibly empty): the structured
+        records' first, then each content block's."""
+        return result_tables(self.structured, self.content, self.tool, format)
 
 
 @dataclass(frozen=True)
