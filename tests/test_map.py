@@ -216,6 +216,16 @@ def test_rows_follow_a_tool_schema_changed_mid_map(client: Client) -> None:
     assert server.map("tool_000", [{"x": 7, "y": "z"}])["text"].tolist() == ["tool_000(7)"]
 
 
+def test_a_wide_map_with_a_big_row_is_written_whole(everything: Any) -> None:
+    # 1,500 rows sent in one turn of the loop (more messages than one writev takes) and a
+    # 2 MB row among them (far more than the pipe holds): every row arrives intact.
+    messages = [f"row {i}" for i in range(1500)]
+    messages[700] = "x" * 2_000_000
+    out = everything.map("echo", pd.DataFrame({"message": messages}), concurrency=1500)
+    assert not out["is_error"].any()
+    assert out["text"].tolist() == [f"Echo: {m}" for m in messages]
+
+
 def test_a_bad_row_is_that_rows_error(everything: Any) -> None:
     out = everything.map("echo", [{"message": "a"}, 5, {"message": "c"}, "text"], concurrency=2)
     assert out["is_error"].tolist() == [False, True, False, True]  # the rows around it ran

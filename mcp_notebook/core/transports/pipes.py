@@ -17,12 +17,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 from .. import jsonline
 
 _READ_SIZE = 1 << 16
 _PARK_CHECK = 0.005  # seconds between the parked loop's looks at a pumped pipe
+_IOV_MAX = os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16
 _KEEP = 512  # bytes of an oversized line's head and tail kept to find its id
 
 # Where a response's id sits: first (Python SDKs) or last (TypeScript SDK).
@@ -85,7 +87,7 @@ class PipeWriter:
             if self._fd < 0:
                 return False
             if threading.get_ident() == self._loop_thread:
-                self._backlog.append(data)  # joined before it is written: no view needed
+                self._backlog.append(data)  # written with the rest in one writev: no view needed
                 if not self._armed and not self._soon:
                     self._soon = True
                     self._loop.call_soon(self._flush_gathered)
@@ -133,24 +135,27 @@ class PipeWriter:
             self._on_broken()
 
     def _write_backlog_locked(self) -> bool:
-        """Write what the pipe takes; True when it turned out closed."""
-        if len(self._backlog) > 1:  # one write for all of it
-            joined = b"".join(self._backlog)
-            self._backlog.clear()
-            self._backlog.append(joined)
-        while self._backlog and self._fd >= 0:
-            view = self._backlog[0]
+        """Write what the pipe takes; True when it turned out closed. One ``writev`` for
+        the whole backlog: nothing is copied, however large the part still unwritten."""
+        backlog = self._backlog
+        while backlog and self._fd >= 0:
             try:
-                n = os.write(self._fd, view)
+                if len(backlog) == 1:
+                    n = os.write(self._fd, backlog[0])
+                else:  # at most IOV_MAX buffers a call (more is EINVAL)
+                    n = os.writev(self._fd, backlog if len(backlog) <= _IOV_MAX else list(islice(backlog, _IOV_MAX)))
             except BlockingIOError:
                 return False
             except OSError:
                 self._close_locked()
                 return True
-            if n < len(view):
-                self._backlog[0] = memoryview(view)[n:]
-                return False
-            self._backlog.popleft()
+            while n:
+                head = backlog[0]
+                if n < len(head):
+                    backlog[0] = memoryview(head)[n:]
+                    return False  # the pipe is full
+                n -= len(head)
+                backlog.popleft()
         return False
 
     def _disarm_locked(self) -> None:
