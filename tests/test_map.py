@@ -202,6 +202,30 @@ class Converted(os.PathLike[str]):
         return "x"
 
 
+def test_rows_follow_a_tool_schema_changed_mid_map(client: Client) -> None:
+    # tool_000 called with x=3 changes its own schema (it now needs "y") and says so before
+    # it answers: the rows after it are checked against the new schema, not the one the map
+    # started with (one at a time, so "after" is well defined).
+    server = client.add("paged", sys.executable, [os.path.join(SERVERS_DIR, "paged_server.py"), "3"], protocol="legacy")
+    out = server.map("tool_000", pd.DataFrame({"x": range(6)}), concurrency=1)
+    assert out["text"].tolist()[:4] == [f"tool_000({x})" for x in range(4)]
+    assert not out["is_error"][:4].any()
+    assert out["is_error"][4:].all()
+    assert all("InvalidArguments" in e and "'y'" in e for e in out["error"][4:]), out["error"].tolist()
+    # Given its new parameter, a row goes through again.
+    assert server.map("tool_000", [{"x": 7, "y": "z"}])["text"].tolist() == ["tool_000(7)"]
+
+
+def test_a_wide_map_with_a_big_row_is_written_whole(everything: Any) -> None:
+    # 1,500 rows sent in one turn of the loop (more messages than one writev takes) and a
+    # 2 MB row among them (far more than the pipe holds): every row arrives intact.
+    messages = [f"row {i}" for i in range(1500)]
+    messages[700] = "x" * 2_000_000
+    out = everything.map("echo", pd.DataFrame({"message": messages}), concurrency=1500)
+    assert not out["is_error"].any()
+    assert out["text"].tolist() == [f"Echo: {m}" for m in messages]
+
+
 def test_a_bad_row_is_that_rows_error(everything: Any) -> None:
     out = everything.map("echo", [{"message": "a"}, 5, {"message": "c"}, "text"], concurrency=2)
     assert out["is_error"].tolist() == [False, True, False, True]  # the rows around it ran

@@ -1,7 +1,8 @@
 """A real MCP server built on the official SDK's low-level Server, over stdio.
 
 It pages every listing (PAGE items a page), can add a tool at run time and announce it
-with notifications/tools/list_changed, and answers a slow tool with progress.
+with notifications/tools/list_changed (and change ``tool_000``'s schema: call it with x=3),
+and answers a slow tool with progress.
 Run: python tests/servers/paged_server.py [N_TOOLS [PAGE_SIZE]]
 """
 
@@ -61,6 +62,18 @@ async def call_tool(ctx, params):  # type: ignore[no-untyped-def]
         await ctx.session.send_tool_list_changed()
         return types.CallToolResult(content=[types.TextContent(type="text", text="added")])
     x = (params.arguments or {}).get("x")
+    if params.name == "tool_000" and x == 3:
+        # Its schema changes under a caller mid-map: from now on it also needs "y".
+        tools[0] = types.Tool(
+            name="tool_000",
+            description="Tool number 0, changed",
+            input_schema={
+                "type": "object",
+                "properties": {"x": {"type": "integer"}, "y": {"type": "string"}},
+                "required": ["x", "y"],
+            },
+        )
+        await ctx.session.send_tool_list_changed()
     return types.CallToolResult(content=[types.TextContent(type="text", text=f"{params.name}({x})")])
 
 

@@ -17,12 +17,19 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 from .. import jsonline
 
 _READ_SIZE = 1 << 16
 _PARK_CHECK = 0.005  # seconds between the parked loop's looks at a pumped pipe
+_IOV_MAX = os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16
+# Writes the loop gathers before it writes them without waiting for the end of its turn: the
+# server starts on the first rows of a map's batch while the loop is still making the rest
+# (gathering a whole turn's writes left the server idle meanwhile: measured 1.5x the bare
+# floor's wall against 1.3x at 3-8).
+_GATHERED = 4
 _KEEP = 512  # bytes of an oversized line's head and tail kept to find its id
 
 # Where a response's id sits: first (Python SDKs) or last (TypeScript SDK).
@@ -61,9 +68,10 @@ class PipeWriter:
 
     Writes from another thread go straight to the fd while the pipe has room; the rest
     waits in a backlog that the event loop flushes when the pipe becomes writable. Writes
-    on the loop's own thread (made on it) are gathered and written together once the loop
-    has run what is ready: many calls made in one turn of the loop (a map's next rows, a
-    gather) cost one write, and one wake-up of the server, instead of one each.
+    on the loop's own thread (made on it) are gathered, a few at a time, and written
+    together (once a few are waiting, or once the loop has run what is ready): many calls
+    made in one turn of the loop (a map's next rows, a gather) cost a write per few, and a
+    wake-up of the server, instead of one each.
     """
 
     def __init__(self, fd: int, loop: asyncio.AbstractEventLoop, on_broken: Callable[[], None] | None = None) -> None:
@@ -85,8 +93,12 @@ class PipeWriter:
             if self._fd < 0:
                 return False
             if threading.get_ident() == self._loop_thread:
-                self._backlog.append(data)  # joined before it is written: no view needed
-                if not self._armed and not self._soon:
+                self._backlog.append(data)  # written with the rest in one writev: no view needed
+                if self._armed:
+                    return True  # the writable callback writes it, in order
+                if len(self._backlog) >= _GATHERED:
+                    return not self._write_gathered_locked()
+                if not self._soon:
                     self._soon = True
                     self._loop.call_soon(self._flush_gathered)
                 return True
@@ -117,12 +129,18 @@ class PipeWriter:
             self._soon = False
             if self._armed or self._fd < 0:
                 return  # the writable callback writes them, in order
-            broken = self._write_backlog_locked()
-            if self._backlog and self._fd >= 0:  # the pipe is full: the rest when it has room
-                self._armed = True
-                self._loop.add_writer(self._fd, self._flush)
+            broken = self._write_gathered_locked()
         if broken and self._on_broken is not None:
             self._on_broken()
+
+    def _write_gathered_locked(self) -> bool:
+        """Write the loop's gathered writes (on the loop); what the pipe cannot take now
+        waits for it to become writable. True when the pipe turned out closed."""
+        broken = self._write_backlog_locked()
+        if self._backlog and self._fd >= 0:  # the pipe is full: the rest when it has room
+            self._armed = True
+            self._loop.add_writer(self._fd, self._flush)
+        return broken
 
     def _flush(self) -> None:
         with self._lock:
@@ -133,24 +151,27 @@ class PipeWriter:
             self._on_broken()
 
     def _write_backlog_locked(self) -> bool:
-        """Write what the pipe takes; True when it turned out closed."""
-        if len(self._backlog) > 1:  # one write for all of it
-            joined = b"".join(self._backlog)
-            self._backlog.clear()
-            self._backlog.append(joined)
-        while self._backlog and self._fd >= 0:
-            view = self._backlog[0]
+        """Write what the pipe takes; True when it turned out closed. One ``writev`` for
+        the whole backlog: nothing is copied, however large the part still unwritten."""
+        backlog = self._backlog
+        while backlog and self._fd >= 0:
             try:
-                n = os.write(self._fd, view)
+                if len(backlog) == 1:
+                    n = os.write(self._fd, backlog[0])
+                else:  # at most IOV_MAX buffers a call (more is EINVAL)
+                    n = os.writev(self._fd, backlog if len(backlog) <= _IOV_MAX else list(islice(backlog, _IOV_MAX)))
             except BlockingIOError:
                 return False
             except OSError:
                 self._close_locked()
                 return True
-            if n < len(view):
-                self._backlog[0] = memoryview(view)[n:]
-                return False
-            self._backlog.popleft()
+            while n:
+                head = backlog[0]
+                if n < len(head):
+                    backlog[0] = memoryview(head)[n:]
+                    return False  # the pipe is full
+                n -= len(head)
+                backlog.popleft()
         return False
 
     def _disarm_locked(self) -> None:
