@@ -55,9 +55,14 @@ def test_each_request_is_recorded_with_its_outcome(module_client: Client, demo: 
 def test_big_values_are_elided_and_secret_arguments_hidden(module_client: Client, demo: Server) -> None:
     module_client.runtime.history.clear()
     long = "x" * 5000
-    demo.call_tool("query_penguins", {"species": "Gentoo", "api_key": SECRET, "note": long}, validate=False)
+    arguments = {"species": "Gentoo", "api_key": SECRET, "options": [{"token": SECRET}], "note": long}
+    assert not demo.call_tool("query_penguins", arguments, validate=False).is_error  # it ignores the extras
     row = module_client.history().iloc[-1]
-    assert row["arguments"]["api_key"] == "***"
+    assert row["arguments"]["api_key"] == "***" and row["arguments"]["options"] == [{"token": "***"}]
+    script = module_client.export_history()
+    assert SECRET not in script
+    assert f"'api_key': os.environ[{env_name('demo', 'api_key')!r}]" in script
+    assert f"'options': [{{'token': os.environ[{env_name('demo', 'token')!r}]}}]" in script
     assert len(row["arguments"]["note"]) < 300 and "5000 characters" in row["arguments"]["note"]
     transcript = module_client.transcript("demo", last=2)
     for text in (repr(module_client.history()), module_client.history()._repr_html_(), repr(transcript),
@@ -197,7 +202,7 @@ def test_the_magics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
             assert isinstance(frame, pd.DataFrame) and list(frame["name"]) == ["query_penguins"]
             assert line(ip, "history --errors").empty
             assert list(line(ip, "transcript hdemo --last 2")["kind"]) == ["request", "response"]
-            bad_lines = ["history --last 0", "history --bogus", "history nosuch", "transcript"]
+            bad_lines = ["history --last 0", "history --bogus", "history nosuch", "transcript", "history hdemo --clear"]
             for bad in [*bad_lines, "transcript hdemo --last x", "history --export x.py --last 2"]:
                 with pytest.raises(UsageError):
                     line(ip, bad)
@@ -205,5 +210,10 @@ def test_the_magics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
             assert line(ip, f"history hdemo --export {path}") is None
             assert f"wrote {path}: 1 call to replay" in capsys.readouterr().out
             assert "hdemo.call_tool('query_penguins', {'species': 'Gentoo', 'limit': 1})" in path.read_text()
+            assert line(ip, "history --clear") is None and line(ip, "history").empty
+            ip.run_line_magic("config", "MCPMagics.history_size = 0")  # off at once, for a live connection too
+            get_client()["hdemo"].call_tool("query_penguins", {"species": "Gentoo", "limit": 1})
+            assert line(ip, "history").empty
         finally:
+            ip.run_line_magic("config", "MCPMagics.history_size = 1000")
             line(ip, "remove hdemo")

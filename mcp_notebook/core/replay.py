@@ -36,7 +36,13 @@ class _Secrets:
         return f"os.environ[{name!r}]"
 
 
-def _literal(value: Any) -> str:
+def _literal(server: str, value: Any, secrets: _Secrets, what: str) -> str:
+    """``value`` as Python source; a secret-looking key's value, at any depth, read from
+    the environment instead."""
+    if isinstance(value, dict):
+        return _mapping(server, value, secrets, what)
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(server, v, secrets, what) for v in value) + "]"
     return repr(value)
 
 
@@ -46,7 +52,7 @@ def _mapping(server: str, values: Mapping[str, Any], secrets: _Secrets, what: st
         if isinstance(key, str) and is_secret_name(key):
             items.append(f"{key!r}: {secrets.ref(server, key, f'{what} {key} of server {server}')}")
         else:
-            items.append(f"{_literal(key)}: {_literal(value)}")
+            items.append(f"{key!r}: {_literal(server, value, secrets, what)}")
     return "{" + ", ".join(items) + "}"
 
 

@@ -169,6 +169,7 @@ class MCPMagics(Magics):
         settings.read_timeout = self.read_timeout
         settings.tls_verify = self.tls_verify
         settings.history_size = self.history_size
+        self.client.runtime.history  # noqa: B018 (resized now: the sessions recording see it at once)
         display.options.warn_tokens = self.warn_tokens
         display.options.max_tokens = self.max_tokens
         display.options.max_rows = self.max_rows

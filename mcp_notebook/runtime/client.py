@@ -285,6 +285,10 @@ class Client:
         """The history's records themselves (see ``history``)."""
         return self.runtime.history.records(server, last, errors)
 
+    def clear_history(self) -> None:
+        """Forget the recorded requests and transcripts (and the results they hold)."""
+        self.runtime.history.clear()
+
     def transcript(self, server: str, last: int | None = None) -> pd.DataFrame:
         """``server``'s JSON-RPC messages both ways, in order, as a DataFrame (redacted, elided)."""
         from ..core.recorded import transcript_frame

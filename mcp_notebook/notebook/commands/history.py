@@ -24,7 +24,7 @@ def _checked_last(name: str, last: int | None) -> int | None:
 
 
 @command(
-    "history [SERVER] [--last N] [--errors] | history [SERVER] --export PATH.py",
+    "history [SERVER] [--last N] [--errors] | history [SERVER] --export PATH.py | history --clear",
     "a table of the requests this kernel sent (all servers, or one), or a script replaying them",
     """
 Every request is recorded, newest last: time, server, method, name (tool, prompt or
@@ -35,6 +35,8 @@ The ring holds %config MCPMagics.history_size requests (0 turns recording off).
 the successful tool calls, resource reads and prompts in order; servers are added from
 their configs, and secrets (tokens, secret-looking env values and headers) are read from
 environment variables the script names at its top, never written into it.
+The history holds the messages themselves (a big result stays in memory while it is in the
+ring): --clear forgets them all.
   %mcp history
   %mcp history demo --last 5 --errors
   %mcp history --export replay.py
@@ -46,8 +48,15 @@ def history(ctx: Context, tokens: list[str]) -> Any:
     _last(parser)
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--export", metavar="PATH")
+    parser.add_argument("--clear", action="store_true")
     opts = parser.parse(tokens)
     last = _checked_last("history", opts.last)
+    if opts.clear:
+        if opts.server or last is not None or opts.errors or opts.export:
+            raise UsageError("%mcp history: --clear forgets every server's history; give it alone")
+        ctx.client.clear_history()
+        ctx.out("history cleared")
+        return None
     if opts.server:
         server_named(ctx, opts.server)  # a name that is not known is a mistake, not an empty table
     if opts.export:
