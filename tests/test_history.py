@@ -17,7 +17,7 @@ from IPython.core.error import UsageError
 from shells import extension_loaded, line
 from test_remote import free_port, running
 
-from mcp_notebook import Client, Server, get_client
+from mcp_notebook import Client, Handlers, Server, get_client
 from mcp_notebook.core.replay import env_name
 
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -156,6 +156,42 @@ def test_a_transcript_interleaves_the_servers_messages_and_escapes_them(client: 
     assert "<img" not in html and "<script" not in html  # the descriptions, logs and results: shown, escaped
     assert "&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(2)" in html
     assert "\x1b" not in repr(frame) and "\x1b" not in "".join(frame["payload"])
+
+
+def test_a_servers_request_and_its_answer_sit_between_the_call_and_its_reply() -> None:
+    client = Client(handlers=Handlers(elicitation=lambda params: {"action": "decline"}))
+    try:
+        server = client.add("hostile", sys.executable, [str(SERVERS / "hostile_text.py")])
+        assert "decline" in server.call_tool("ask").text
+        frame = client.transcript("hostile", last=4)
+        assert list(zip(frame["direction"], frame["kind"], frame["method"].fillna(""), strict=True)) == [
+            ("→ sent", "request", "tools/call"),
+            ("← received", "request", "elicitation/create"),
+            ("→ sent", "response", ""),
+            ("← received", "response", ""),
+        ]
+        assert frame["id"].iloc[1] == frame["id"].iloc[2] == "ask-1"
+        assert '"action": "decline"' in frame["payload"].iloc[2]
+        assert list(client.history("hostile")["method"])[-1] == "tools/call"  # its own requests are not ours
+    finally:
+        client.close()
+
+
+def test_an_input_required_retry_is_in_the_transcript_and_one_call_in_the_history() -> None:
+    answer = {"action": "accept", "content": {"name": "Ada", "party": 4}}
+    client = Client(handlers=Handlers(elicitation=lambda params: answer))
+    try:
+        server = client.add("sdk", sys.executable, [str(SERVERS / "sdk_modern.py")])
+        assert server.call_tool("book_table", {"day": "monday"}).text == "booked 4 for Ada monday"
+        calls = client.history("sdk")
+        assert list(calls["method"])[-1] == "tools/call" and list(calls["outcome"])[-1] == "ok"
+        assert (calls["name"] == "book_table").sum() == 1
+        frame = client.transcript("sdk")
+        sent = frame[(frame["direction"] == "→ sent") & (frame["method"] == "tools/call")]
+        assert len(sent) == 2 and sent["id"].nunique() == 2  # the call, then its retry with the answers
+        assert "inputResponses" in sent["payload"].iloc[1] and "Ada" in sent["payload"].iloc[1]
+    finally:
+        client.close()
 
 
 @pytest.mark.parametrize("mode", ["stdio", "streamableHttp"])

@@ -35,6 +35,10 @@ class Recorder(Protocol):
 
     def sent(self, message: JSON) -> Call | None: ...
 
+    def retried(self, message: JSON) -> None:
+        """A request sent again under a new id (an input-required round): the same call."""
+        ...
+
     def received(self, message: JSON) -> None: ...
 
     def done(self, call: Call | None, future: Any) -> None: ...
@@ -45,6 +49,9 @@ class NotRecording:
 
     def sent(self, message: JSON) -> Call | None:
         return None
+
+    def retried(self, message: JSON) -> None:
+        pass
 
     def received(self, message: JSON) -> None:
         pass
@@ -183,6 +190,9 @@ class ServerRecorder:
         call = Call(self.server, message)
         self._history.calls.append(call)
         return call
+
+    def retried(self, message: JSON) -> None:
+        self._history.transcripts[self.server].append(("out", time.time(), message))
 
     def received(self, message: JSON) -> None:
         self._history.transcripts[self.server].append(("in", time.time(), message))
