@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from ..errors import RequestCancelled
 from . import jsonline
 from .redact import REDACTED, is_secret_name
-from .text import printable
+from .text import clipped, printable
 
 JSON = dict[str, Any]
 HISTORY_SIZE = 1000  # requests kept per kernel, and messages per server in its transcript
@@ -78,7 +78,7 @@ class Call:
         self.future: Any = None
 
     def __repr__(self) -> str:
-        return f"<Call {self.server}.{self.method} {self.outcome}>"
+        return f"<Call {self.server}.{printable(self.method)} {clipped(self.outcome, 60)}>"
 
     @property
     def method(self) -> str:
