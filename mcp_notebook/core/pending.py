@@ -40,6 +40,7 @@ class Pending:
     """One request awaiting its reply."""
 
     __slots__ = (
+        "call",
         "deadline",
         "future",
         "method",
@@ -65,6 +66,7 @@ class Pending:
         self.on_progress: ProgressCallback | None = None
         self.settled = False  # cheaper to poll than future.done(), which takes a lock
         self.watched = False  # a blocking call whose reader the loop abandons at the deadline
+        self.call: Any = None  # its entry in the history (history.py), if recorded
 
     def is_settled(self) -> bool:
         return self.settled

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ..errors import MCPError, ProtocolError
 from . import rounds
+from .history import Recorder
 from .incoming import Handlers, answer_all
 from .pending import Pending, PendingRequests
 from .transports.base import Transport
@@ -26,6 +27,7 @@ class Asked(Protocol):
     name: str
     handlers: Handlers
     transport: Transport
+    recorder: Recorder
 
     @property
     def closed(self) -> bool: ...
@@ -82,8 +84,10 @@ class InputRounds:
         if state.is_over():  # its caller gave up meanwhile (another thread): the retry is not sent
             requests.by_id.pop(rid, None)
             return
+        retry = {"jsonrpc": "2.0", "id": rid, "method": pending.method, "params": params}
+        session.recorder.retried(retry)  # the transcript shows it; the history keeps the one call
         try:
-            await session.transport.send({"jsonrpc": "2.0", "id": rid, "method": pending.method, "params": params})
+            await session.transport.send(retry)
         except MCPError as e:
             requests.settle(pending, error=e)
 

@@ -30,6 +30,7 @@ from ..errors import (
     RPCError,
 )
 from . import caching, era, handshake, rounds
+from .history import NOT_RECORDING, Recorder
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
@@ -98,6 +99,7 @@ class ClientSession:
         blocking = self._blocking
         self._send_on_loop = blocking.send_nowait if blocking is not None and blocking.nonblocking_send else None
         self._pump_needs_watch = blocking is not None and blocking.pump_needs_watch
+        self.recorder: Recorder = NOT_RECORDING  # the history's (history.py), set by the runtime
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else (self.protocol_version or "starting")
@@ -193,6 +195,7 @@ class ClientSession:
             message["params"] = params
         pending = self._requests.add(rid, method, self.request_timeout if timeout is ... else timeout, future)
         pending.on_progress, pending.params = on_progress, params
+        pending.call = self.recorder.sent(message)  # history: references only, read lazily
         return message, pending
 
     def _give_up(self, pending: Pending, error: BaseException | None) -> JSON | None:
@@ -252,6 +255,7 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
+            self.recorder.done(pending.call, pending.future)  # reads the outcome in flight
 
     @property
     def can_block(self) -> bool:
@@ -292,6 +296,7 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
+            self.recorder.done(pending.call, pending.future)  # reads the outcome in flight
 
     def _wait_here(self, transport: BlockingTransport, pending: Pending, waker: Waker | None) -> JSON:
         """A blocking request's wait: read the reply on this thread when nobody else is
@@ -336,6 +341,7 @@ class ClientSession:
     async def _send_quietly(self, message: JSON) -> None:
         """Send a notice or a reply on the loop; a connection that is gone is not an error here."""
         if not self._closed:
+            self.recorder.sent(message)
             try:
                 await self.transport.send(message)
             except MCPError:
@@ -346,6 +352,7 @@ class ClientSession:
         if self._closed:
             return
         if self._blocking is not None:
+            self.recorder.sent(message)  # (the other way, _send_quietly records it)
             try:
                 self._blocking.send_nowait(message)
             except MCPError:
@@ -359,6 +366,7 @@ class ClientSession:
         message: JSON = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
+        self.recorder.sent(message)
         await self.transport.send(message)
 
     async def ping(self, timeout: float | EllipsisType | None = ...) -> None:
@@ -369,6 +377,7 @@ class ClientSession:
     # caller's thread) -------------------------------------------------------------------
 
     def on_message(self, message: JSON) -> None:
+        self.recorder.received(message)  # the transcript: a reference, decoded on view
         try:
             # Checked here, once, for every transport: what passes has the types dispatch reads.
             problem = malformed(message)

@@ -110,6 +110,9 @@ class MCPMagics(Magics):
     log_lines = Int(
         50, help="Log messages a call prints in its cell; the rest are counted in one line and kept for %mcp logs."
     ).tag(config=True)
+    history_size = Int(
+        1000, help="Requests kept for %mcp history, and messages per server for %mcp transcript; 0 records nothing."
+    ).tag(config=True)
     roots = List(
         Unicode(),
         help="Folders offered to servers as roots (none by default: a server's own arguments say where it works); "
@@ -147,6 +150,7 @@ class MCPMagics(Magics):
         "prompt_mode",
         "show_logs",
         "log_lines",
+        "history_size",
     )
     def _settings_changed(self, change: Any) -> None:
         self._apply()
@@ -164,6 +168,8 @@ class MCPMagics(Magics):
         settings.connect_timeout = self.connect_timeout
         settings.read_timeout = self.read_timeout
         settings.tls_verify = self.tls_verify
+        settings.history_size = self.history_size
+        self.client.runtime.history  # noqa: B018 (resized now: the sessions recording see it at once)
         display.options.warn_tokens = self.warn_tokens
         display.options.max_tokens = self.max_tokens
         display.options.max_rows = self.max_rows

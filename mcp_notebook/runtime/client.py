@@ -7,10 +7,11 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from ..core.approval import ApprovalPolicy
 from ..core.config import ServerConfig, check_server_name
+from ..core.history import Call
 from ..core.scopes import load_servers
 from ..core.session import Handlers
 from ..core.tokens import TokenStore
@@ -21,6 +22,9 @@ from .handle import Server
 from .interaction import Interaction
 from .loop import LoopThread
 from .steps import Steps, awaitable, blocking
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 JSON = dict[str, Any]
 V = TypeVar("V")
@@ -267,6 +271,39 @@ class Client:
     remove, aremove = blocking(_remove), awaitable(_remove)
     restart, arestart = blocking(_restart), awaitable(_restart)
     close, aclose = blocking(_close), awaitable(_close)
+
+    # -- the history (core/history.py) ---------------------------------------------------
+
+    def history(self, server: str | None = None, last: int | None = None, errors: bool = False) -> pd.DataFrame:
+        """The requests this client sent, oldest first, as a DataFrame: all servers or one,
+        the ``last`` N, only those that failed (``errors``). Arguments redacted and elided."""
+        from ..core.recorded import calls_frame
+
+        return calls_frame(self.calls(server, last, errors))
+
+    def calls(self, server: str | None = None, last: int | None = None, errors: bool = False) -> list[Call]:
+        """The history's records themselves (see ``history``)."""
+        return self.runtime.history.records(server, last, errors)
+
+    def clear_history(self) -> None:
+        """Forget the recorded requests and transcripts (and the results they hold)."""
+        self.runtime.history.clear()
+
+    def transcript(self, server: str, last: int | None = None) -> pd.DataFrame:
+        """``server``'s JSON-RPC messages both ways, in order, as a DataFrame (redacted, elided)."""
+        from ..core.recorded import transcript_frame
+
+        return transcript_frame(self.runtime.history.transcript(self[server].name, last))
+
+    def export_history(self, path: str | os.PathLike[str] | None = None, server: str | None = None) -> str:
+        """A Python script replaying the successful calls in order (written to ``path`` if
+        given): servers added from their configs, secrets read from environment variables."""
+        from ..core.replay import script
+
+        text = script(self.calls(server), {s.name: s.config for s in self._servers.values()})
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
 
     # -- calls by qualified name ---------------------------------------------------------
 

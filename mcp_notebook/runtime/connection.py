@@ -157,6 +157,7 @@ class Connection:
             extensions={TASKS_EXTENSION: {}},  # the runtime follows tasks (handle.call_tool)
         )
         self.transport, self.session = transport, session
+        session.recorder = self.runtime.recorder(self.name)  # %mcp history / transcript
         session.add_listener(self._on_notification)
         session.log_level = self.log_level
         session.auth_context = self.reads.context

@@ -12,6 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..core.approval import ApprovalPolicy
+from ..core.history import HISTORY_SIZE, History, Recorder
 from ..core.naming import ToolNames
 from ..core.oauth import LoginRequest
 from ..core.session import Handlers
@@ -49,6 +50,7 @@ class Settings:
         connect_timeout: float = 30.0,
         read_timeout: float | None = None,
         tls_verify: bool | str = True,
+        history_size: int = HISTORY_SIZE,
     ) -> None:
         self.startup_timeout = startup_timeout
         self.request_timeout = request_timeout
@@ -60,13 +62,15 @@ class Settings:
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
         self.tls_verify = tls_verify
+        # Requests kept in the kernel's history, and messages in each server's transcript; 0: none.
+        self.history_size = history_size
 
     def __repr__(self) -> str:
         return (
             f"Settings(startup_timeout={self.startup_timeout}, request_timeout={self.request_timeout}, "
             f"max_message_size={self.max_message_size}, validate={self.validate}, "
             f"connect_timeout={self.connect_timeout}, read_timeout={self.read_timeout}, "
-            f"tls_verify={self.tls_verify!r})"
+            f"tls_verify={self.tls_verify!r}, history_size={self.history_size})"
         )
 
 
@@ -93,6 +97,7 @@ class Runtime:
         self.notification_listeners: list[Callable[[str, str, JSON], Any]] = []
         self._token_store: TokenStore | None = None
         self.tasks = TaskLog()  # the tasks seen (%mcp tasks)
+        self._history = History(self.settings.history_size)  # %mcp history and transcript
         self.blocking_steps = BlockingSteps(self)
         self.awaiting_steps = AwaitingSteps(self)
 
@@ -109,6 +114,16 @@ class Runtime:
     @token_store.setter
     def token_store(self, store: TokenStore) -> None:
         self._token_store = store
+
+    @property
+    def history(self) -> History:
+        """Every server's requests and transcripts, as large as ``settings.history_size`` says."""
+        self._history.size = max(0, int(self.settings.history_size))
+        return self._history
+
+    def recorder(self, server: str) -> Recorder:
+        """What a new session of ``server`` records its traffic with."""
+        return self.history.recorder(server)
 
     # -- waiting for work on the loop ----------------------------------------------------
 

@@ -1,0 +1,340 @@
+"""The kernel's history of requests (``%mcp history``) and each server's JSON-RPC
+transcript (``%mcp transcript``): bounded rings, recorded cheaply, read lazily.
+
+Recording sits on every request's path (the bulk map's too), so it keeps references only:
+the message dicts as sent and received, and the request's future. Redaction, elision,
+sizes and text are worked out when the history is viewed or exported. A message is
+recorded by reference: a dict a caller mutates after the call shows the mutation; the
+runtime builds each request's params afresh, so only values nested in arguments are shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections import deque
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from ..errors import RequestCancelled
+from . import jsonline
+from .redact import REDACTED, is_secret_name
+from .text import clipped, printable
+
+JSON = dict[str, Any]
+HISTORY_SIZE = 1000  # requests kept per kernel, and messages per server in its transcript
+ELIDE_AT = 200  # characters of a string value shown before it is elided
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri"}
+REPLAYED = ("tools/call", "prompts/get", "resources/read")  # what an exported script redoes
+
+
+class Recorder(Protocol):
+    """What a session tells about its traffic (see ClientSession): each message it sends,
+    each it receives, and each request's end (called while its outcome is in flight)."""
+
+    def sent(self, message: JSON) -> Call | None: ...
+
+    def retried(self, message: JSON) -> None:
+        """A request sent again under a new id (an input-required round): the same call."""
+        ...
+
+    def received(self, message: JSON) -> None: ...
+
+    def done(self, call: Call | None, future: Any) -> None: ...
+
+
+class NotRecording:
+    """The recorder of a session nobody records (history_size 0, or a bare session)."""
+
+    def sent(self, message: JSON) -> Call | None:
+        return None
+
+    def retried(self, message: JSON) -> None:
+        pass
+
+    def received(self, message: JSON) -> None:
+        pass
+
+    def done(self, call: Call | None, future: Any) -> None:
+        pass
+
+
+NOT_RECORDING = NotRecording()
+
+
+class Call:
+    """One request: what was sent, when, and (once done) how it ended."""
+
+    __slots__ = ("duration", "error", "future", "message", "server", "started", "time")
+
+    def __init__(self, server: str, message: JSON) -> None:
+        self.server = server
+        self.message = message
+        self.time = time.time()
+        self.started = time.monotonic()
+        self.duration: float | None = None  # None: still in flight
+        self.error: BaseException | None = None
+        self.future: Any = None
+
+    def __repr__(self) -> str:
+        return f"<Call {self.server}.{printable(self.method)} {clipped(self.outcome, 60)}>"
+
+    @property
+    def method(self) -> str:
+        return str(self.message.get("method", ""))
+
+    @property
+    def params(self) -> JSON:
+        params = self.message.get("params")
+        return params if isinstance(params, dict) else {}
+
+    @property
+    def name(self) -> str | None:
+        """The tool, prompt or resource the request is about."""
+        key = NAMED.get(self.method)
+        value = self.params.get(key) if key else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def arguments(self) -> Any:
+        """What the request carried beyond its name (no ``_meta``), as sent."""
+        params = self.params
+        if "arguments" in params:
+            return params["arguments"]
+        return {k: v for k, v in params.items() if k != "_meta" and k != NAMED.get(self.method)}
+
+    @property
+    def outcome(self) -> str:
+        """``ok``, ``cancelled``, ``in flight``, the error's text, or ``tool error: …`` (a
+        tool's result that says it failed)."""
+        if self.duration is None:
+            return "in flight"
+        error = self.error
+        if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, RequestCancelled)):
+            return "cancelled"
+        if error is not None:
+            return f"{type(error).__name__}: {error}"
+        result = self._answer()
+        if isinstance(result, dict) and result.get("isError") is True:
+            content = result.get("content")
+            first = content[0] if isinstance(content, list) and content else None
+            text = first.get("text") if isinstance(first, dict) else None
+            return f"tool error: {text[:300]}" if isinstance(text, str) else "tool error"
+        return "ok"
+
+    @property
+    def ok(self) -> bool:
+        """Whether it ended well (a tool's error result did not)."""
+        return self.outcome == "ok"
+
+    @property
+    def failed(self) -> bool:
+        return self.duration is not None and not self.ok
+
+    def _answer(self) -> Any:
+        if self.error is not None or self.future is None:
+            return None
+        try:
+            return self.future.result()
+        except BaseException:  # it ended otherwise: no result to show
+            return None
+
+    @property
+    def result(self) -> Any:
+        """The result as received (None unless it ended well)."""
+        return self._answer() if self.ok else None
+
+    @property
+    def bytes_out(self) -> int:
+        """The request's size as compact JSON (a stdio line's length, less its newline)."""
+        return size(self.message)
+
+    @property
+    def bytes_in(self) -> int | None:
+        result = self._answer()
+        return None if result is None else size({"jsonrpc": "2.0", "id": self.message.get("id"), "result": result})
+
+    def row(self) -> JSON:
+        """The call as one row of ``%mcp history``: redacted, big values elided."""
+        return {
+            "time": self.time,
+            "server": self.server,
+            "method": self.method,
+            "name": None if self.name is None else printable(self.name),
+            "arguments": shown(self.arguments),
+            "duration": self.duration,
+            "outcome": printable(self.outcome),  # an error's text is the server's: untrusted
+            "bytes_out": self.bytes_out,
+            "bytes_in": self.bytes_in,
+        }
+
+
+class ServerRecorder:
+    """A session's recorder: its calls go to the kernel's history, its messages to the
+    server's transcript."""
+
+    __slots__ = ("_history", "server")
+
+    def __init__(self, history: History, server: str) -> None:
+        self._history = history
+        self.server = server
+
+    def __repr__(self) -> str:
+        return f"<ServerRecorder {self.server!r}>"
+
+    def sent(self, message: JSON) -> Call | None:
+        self._history.transcripts[self.server].append(("out", time.time(), message))
+        if "id" not in message or "method" not in message:
+            return None  # a notification or a reply to the server: the transcript only
+        call = Call(self.server, message)
+        self._history.calls.append(call)
+        return call
+
+    def retried(self, message: JSON) -> None:
+        self._history.transcripts[self.server].append(("out", time.time(), message))
+
+    def received(self, message: JSON) -> None:
+        self._history.transcripts[self.server].append(("in", time.time(), message))
+
+    def done(self, call: Call | None, future: Any) -> None:
+        if call is not None:
+            call.duration = time.monotonic() - call.started
+            call.error = sys.exc_info()[1]  # called from a finally: the exception on its way out, if any
+            call.future = future
+
+
+class History:
+    """The kernel's requests (all servers) and each server's transcript, ``size`` each."""
+
+    def __init__(self, size: int = HISTORY_SIZE) -> None:
+        self._size = size
+        self.calls: deque[Call] = deque(maxlen=size)
+        # Looked up per message, so that a resize reaches the sessions already recording.
+        self.transcripts: dict[str, deque[tuple[str, float, JSON]]] = {}
+
+    def __repr__(self) -> str:
+        return f"<History calls={len(self.calls)} size={self._size}>"
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @size.setter
+    def size(self, size: int) -> None:
+        if size == self._size:
+            return
+        self._size = size
+        self.calls = deque(self.calls, maxlen=size)
+        for name, ring in list(self.transcripts.items()):
+            self.transcripts[name] = deque(ring, maxlen=size)
+
+    def recorder(self, server: str) -> Recorder:
+        """What a new session of ``server`` records with (nothing when the size is 0)."""
+        if self._size <= 0:
+            return NOT_RECORDING
+        if server not in self.transcripts:
+            self.transcripts[server] = deque(maxlen=self._size)
+        return ServerRecorder(self, server)
+
+    def records(self, server: str | None = None, last: int | None = None, errors: bool = False) -> list[Call]:
+        """The calls, oldest first: one server's or all, only those that failed, the last N."""
+        calls = [c for c in list(self.calls) if (server is None or c.server == server) and (not errors or c.failed)]
+        return calls[-last:] if last else calls
+
+    def transcript(self, server: str, last: int | None = None) -> list[JSON]:
+        """``server``'s messages both ways, oldest first, as rows (redacted, elided)."""
+        messages = list(self.transcripts.get(server, ()))
+        if last:
+            messages = messages[-last:]
+        return [message_row(d, t, m) for d, t, m in messages]
+
+    def clear(self) -> None:
+        self.calls.clear()
+        for ring in self.transcripts.values():
+            ring.clear()
+
+
+# -- viewing (lazily) ----------------------------------------------------------------------
+
+
+def size(message: Any) -> int:
+    try:
+        return len(jsonline.encode(message))
+    except (TypeError, ValueError):
+        return 0
+
+
+def shown(value: Any, depth: int = 0) -> Any:
+    """``value`` fit to show: secret-looking keys' values hidden, long strings and big
+    lists elided, deep nesting cut (a fresh copy; the value is never changed)."""
+    if depth > 8:
+        return "…"
+    if isinstance(value, dict):
+        return {
+            str(k): (REDACTED if isinstance(k, str) and is_secret_name(k) else shown(v, depth + 1))
+            for k, v in list(value.items())[:50]
+        }
+    if isinstance(value, (list, tuple)):
+        items = [shown(v, depth + 1) for v in value[:20]]
+        if len(value) > 20:
+            items.append(f"… {len(value) - 20} more")
+        return items
+    if isinstance(value, str) and len(value) > ELIDE_AT:
+        return f"{value[:ELIDE_AT]}… ({len(value)} characters)"
+    return value
+
+
+def kind(message: JSON) -> str:
+    if "method" in message:
+        return "request" if "id" in message else "notification"
+    return "error" if "error" in message else "response"
+
+
+def summary(message: JSON) -> str:
+    """A short line saying what the message is about (untrusted text: escaped where shown)."""
+    if "method" in message:
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        about = next((params[k] for k in ("name", "uri", "level") if isinstance(params.get(k), str)), None)
+        return f"{message['method']} {about}" if about else str(message["method"])
+    error = message.get("error")
+    if isinstance(error, dict):
+        return f"error {error.get('code')}: {str(error.get('message', ''))[:120]}"
+    result = message.get("result")
+    if isinstance(result, dict):
+        return "result: " + ", ".join(str(k) for k in list(result)[:6])
+    return "result"
+
+
+def message_row(direction: str, at: float, message: JSON) -> JSON:
+    rid, method = message.get("id"), message.get("method")
+    return {  # every string the server chose made printable (the payload: where it is shown)
+        "direction": "→ sent" if direction == "out" else "← received",
+        "time": at,
+        "id": None if rid is None else printable(str(rid)),
+        "method": printable(method) if isinstance(method, str) else None,
+        "kind": kind(message),
+        "summary": printable(summary(message)),
+        "bytes": size(message),
+        "payload": shown(message),
+    }
+
+
+def successful(calls: list[Call]) -> Iterator[Call]:
+    """The calls a script can replay: the ones that ended well and act on a server."""
+    return (c for c in calls if c.ok and c.method in REPLAYED)
+
+
+__all__ = [
+    "HISTORY_SIZE",
+    "NOT_RECORDING",
+    "Call",
+    "History",
+    "NotRecording",
+    "Recorder",
+    "ServerRecorder",
+    "message_row",
+    "shown",
+    "successful",
+]

@@ -1,0 +1,255 @@
+"""The request history (%mcp history), its exported replay script, and each server's
+transcript (%mcp transcript), against the demo server, server-everything and a hostile
+server, over stdio and Streamable HTTP."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import ROOT, node
+from IPython.core.error import UsageError
+from shells import extension_loaded, line
+from test_remote import free_port, running
+
+from mcp_notebook import Client, Handlers, Server, get_client
+from mcp_notebook.core.replay import env_name
+
+SERVERS = Path(__file__).resolve().parent / "servers"
+EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+SECRET = "s3cret-value-that-must-not-leak"
+
+
+@pytest.fixture(scope="module")
+def demo(module_client: Client) -> Server:
+    return module_client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"], env={"DEMO_API_TOKEN": SECRET})
+
+
+def test_each_request_is_recorded_with_its_outcome(module_client: Client, demo: Server) -> None:
+    demo.list_tools()  # (a request too: listed first, so that what follows is only the calls)
+    module_client.runtime.history.clear()
+    ok = demo.call_tool("query_penguins", {"species": "Gentoo", "limit": 2})
+    demo.call_tool("query_penguins", {"species": "Nope"}, validate=False)  # the server says it failed
+    with pytest.raises(Exception, match="Unknown resource"):
+        demo.read_resource("penguins://nope")
+    frame = module_client.history("demo")
+    assert list(frame["method"]) == ["tools/call", "tools/call", "resources/read"], frame
+    assert list(frame["name"]) == ["query_penguins", "query_penguins", "penguins://nope"]
+    assert frame["arguments"][0] == {"species": "Gentoo", "limit": 2}
+    assert frame["outcome"][0] == "ok"
+    assert frame["outcome"][1].startswith("tool error: ")
+    assert "Unknown resource: penguins://nope" in frame["outcome"][2]
+    assert frame["bytes_in"][0] > len(ok.text) and frame["bytes_out"][0] > 0
+    assert (frame["duration"] >= 0).all()
+    assert str(frame["time"].dtype).startswith("datetime64")
+    errors = module_client.history(errors=True)
+    assert list(errors["outcome"].str.slice(0, 5)) == ["tool ", "RPCEr"]
+    assert list(module_client.history(last=1)["method"]) == ["resources/read"]
+
+
+def test_big_values_are_elided_and_secret_arguments_hidden(module_client: Client, demo: Server) -> None:
+    module_client.runtime.history.clear()
+    long = "x" * 5000
+    arguments = {"species": "Gentoo", "api_key": SECRET, "options": [{"token": SECRET}], "note": long}
+    assert not demo.call_tool("query_penguins", arguments, validate=False).is_error  # it ignores the extras
+    row = module_client.history().iloc[-1]
+    assert row["arguments"]["api_key"] == "***" and row["arguments"]["options"] == [{"token": "***"}]
+    script = module_client.export_history()
+    assert SECRET not in script
+    assert f"'api_key': os.environ[{env_name('demo', 'api_key')!r}]" in script
+    assert f"'options': [{{'token': os.environ[{env_name('demo', 'token')!r}]}}]" in script
+    assert len(row["arguments"]["note"]) < 300 and "5000 characters" in row["arguments"]["note"]
+    transcript = module_client.transcript("demo", last=2)
+    for text in (repr(module_client.history()), module_client.history()._repr_html_(), repr(transcript),
+                 transcript._repr_html_(), repr(module_client.calls())):  # fmt: skip
+        assert SECRET not in text
+    assert "5000 characters" in transcript["payload"].iloc[0]
+
+
+def _results(server: Server) -> list[str]:
+    """Three calls of each kind a script replays; their texts, in order."""
+    return [
+        server.call_tool("query_penguins", {"species": "Adelie", "limit": 1}).text,
+        server.read_resource("penguins://about").text,
+        server.get_prompt("explore", {"question": "how heavy?"}).text,
+        server.call_tool("summarize_penguins", {}).text,
+    ]
+
+
+def test_an_exported_script_replays_the_calls_outside_the_notebook(
+    module_client: Client, demo: Server, tmp_path: Path
+) -> None:
+    module_client.runtime.history.clear()
+    texts = _results(demo)
+    with pytest.raises(Exception, match="Unknown resource"):
+        demo.read_resource("penguins://nope")  # failed: not replayed
+    path = tmp_path / "replay.py"
+    script = module_client.export_history(path)
+    assert SECRET not in script and path.read_text() == script
+    variable = env_name("demo", "DEMO_API_TOKEN")
+    assert f"os.environ[{variable!r}]" in script
+    env = {**os.environ, "PYTHONPATH": str(ROOT), variable: SECRET}
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "".join(f"{t}\n" for t in texts)
+
+
+def test_secret_headers_of_a_remote_server_are_read_from_the_environment(tmp_path: Path) -> None:
+    port = free_port()
+    client = Client()
+    try:
+        with running([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port)], port):
+            url = f"http://127.0.0.1:{port}/mcp"
+            headers = {"Authorization": f"Bearer {SECRET}", "X-Trace": "plain"}
+            server = client.add("web", url=url, headers=headers)
+            text = server.call_tool("query_penguins", {"species": "Chinstrap", "limit": 1}).text
+            script = client.export_history()
+            assert SECRET not in script
+            assert f"os.environ[{env_name('web', 'Authorization')!r}]" in script and "'X-Trace': 'plain'" in script
+            for shown in (repr(client.history()), client.transcript("web")._repr_html_(), repr(client.calls())):
+                assert SECRET not in shown
+            path = tmp_path / "replay.py"
+            path.write_text(script)
+            env = {**os.environ, "PYTHONPATH": str(ROOT), env_name("web", "Authorization"): f"Bearer {SECRET}"}
+            out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=120)
+            assert out.returncode == 0, out.stderr
+            assert out.stdout == f"{text}\n"
+    finally:
+        client.close()
+
+
+@pytest.fixture(params=["stdio", "http"])
+def hostile(request: pytest.FixtureRequest, client: Client) -> Iterator[Server]:
+    if request.param == "stdio":
+        yield client.add("hostile", sys.executable, [str(SERVERS / "hostile_text.py")])
+        return
+    proc = subprocess.Popen([sys.executable, str(SERVERS / "hostile_text.py"), "--http"], stdout=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline().split()[-1])
+        yield client.add("hostile", url=f"http://127.0.0.1:{port}/mcp")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_transcript_interleaves_the_servers_messages_and_escapes_them(client: Client, hostile: Server) -> None:
+    hostile.list_tools(refresh=True)
+    hostile.call_tool("logs")
+    frame = client.transcript("hostile")
+    call = frame.index[(frame["method"] == "tools/call")][-1]
+    rid = frame["id"][call]
+    after = frame.loc[call:]
+    reply = after.index[(after["kind"] == "response") & (after["id"] == rid)][0]
+    between = frame.loc[call + 1 : reply - 1]
+    assert list(between["method"]) == ["notifications/message"] * 3  # the logs, as they came
+    assert list(frame["direction"][[call, reply]]) == ["→ sent", "← received"]
+    html = frame._repr_html_()
+    assert "<img" not in html and "<script" not in html  # the descriptions, logs and results: shown, escaped
+    assert "&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(2)" in html
+    assert "\x1b" not in repr(frame) and "\x1b" not in "".join(frame["payload"])
+
+
+def test_a_servers_request_and_its_answer_sit_between_the_call_and_its_reply() -> None:
+    client = Client(handlers=Handlers(elicitation=lambda params: {"action": "decline"}))
+    try:
+        server = client.add("hostile", sys.executable, [str(SERVERS / "hostile_text.py")])
+        assert "decline" in server.call_tool("ask").text
+        frame = client.transcript("hostile", last=4)
+        assert list(zip(frame["direction"], frame["kind"], frame["method"].fillna(""), strict=True)) == [
+            ("→ sent", "request", "tools/call"),
+            ("← received", "request", "elicitation/create"),
+            ("→ sent", "response", ""),
+            ("← received", "response", ""),
+        ]
+        assert frame["id"].iloc[1] == frame["id"].iloc[2] == "ask-1"
+        assert '"action": "decline"' in frame["payload"].iloc[2]
+        assert list(client.history("hostile")["method"])[-1] == "tools/call"  # its own requests are not ours
+    finally:
+        client.close()
+
+
+def test_an_input_required_retry_is_in_the_transcript_and_one_call_in_the_history() -> None:
+    answer = {"action": "accept", "content": {"name": "Ada", "party": 4}}
+    client = Client(handlers=Handlers(elicitation=lambda params: answer))
+    try:
+        server = client.add("sdk", sys.executable, [str(SERVERS / "sdk_modern.py")])
+        assert server.call_tool("book_table", {"day": "monday"}).text == "booked 4 for Ada monday"
+        calls = client.history("sdk")
+        assert list(calls["method"])[-1] == "tools/call" and list(calls["outcome"])[-1] == "ok"
+        assert (calls["name"] == "book_table").sum() == 1
+        frame = client.transcript("sdk")
+        sent = frame[(frame["direction"] == "→ sent") & (frame["method"] == "tools/call")]
+        assert len(sent) == 2 and sent["id"].nunique() == 2  # the call, then its retry with the answers
+        assert "inputResponses" in sent["payload"].iloc[1] and "Ada" in sent["payload"].iloc[1]
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("mode", ["stdio", "streamableHttp"])
+def test_server_everything_history_and_transcript(client: Client, mode: str) -> None:
+    def check(server: Server) -> None:
+        assert server.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
+        calls = client.history(server.name)
+        calls = calls[calls["method"] == "tools/call"]  # (it may list its tools again meanwhile)
+        assert list(calls["outcome"]) == ["ok"] and calls["arguments"].iloc[0] == {"message": "hi"}
+        frame = client.transcript(server.name)
+        rid = frame[frame["method"] == "tools/call"]["id"].iloc[-1]
+        reply = frame[(frame["kind"] == "response") & (frame["id"] == rid)]
+        assert "Echo: hi" in reply["payload"].iloc[0] and reply["direction"].iloc[0] == "← received"
+
+    if mode == "stdio":
+        check(client.add("everything", node(), [str(EVERYTHING), "stdio"]))
+        return
+    port = free_port()
+    with running([node(), str(EVERYTHING), mode], port, {"PORT": str(port)}):
+        check(client.add("everything", url=f"http://127.0.0.1:{port}/mcp"))
+
+
+def test_the_history_size_bounds_the_rings_and_zero_turns_recording_off(client: Client) -> None:
+    client.settings.history_size = 0
+    demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+    demo.call_tool("query_penguins", {"species": "Gentoo", "limit": 1})
+    assert client.calls() == [] and client.transcript("demo").empty
+    client.settings.history_size = 3
+    client.restart("demo")
+    for n in range(1, 6):
+        demo.call_tool("query_penguins", {"species": "Gentoo", "limit": n})
+    assert [c.params["arguments"]["limit"] for c in client.calls()] == [3, 4, 5]
+    assert len(client.transcript("demo")) == 3
+
+
+def test_the_magics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with extension_loaded() as ip:
+        line(ip, f"add hdemo -- {sys.executable} -m mcp_notebook.demo")
+        try:
+            ip.run_line_magic("config", "MCPMagics.history_size = 50")
+            assert get_client().settings.history_size == 50
+            get_client()["hdemo"].call_tool("query_penguins", {"species": "Gentoo", "limit": 1})
+            frame = line(ip, "history hdemo --last 1")
+            assert isinstance(frame, pd.DataFrame) and list(frame["name"]) == ["query_penguins"]
+            assert line(ip, "history --errors").empty
+            assert list(line(ip, "transcript hdemo --last 2")["kind"]) == ["request", "response"]
+            bad_lines = ["history --last 0", "history --bogus", "history nosuch", "transcript", "history hdemo --clear"]
+            for bad in [*bad_lines, "transcript hdemo --last x", "history --export x.py --last 2"]:
+                with pytest.raises(UsageError):
+                    line(ip, bad)
+            path = tmp_path / "again.py"
+            assert line(ip, f"history hdemo --export {path}") is None
+            assert f"wrote {path}: 1 call to replay" in capsys.readouterr().out
+            assert "hdemo.call_tool('query_penguins', {'species': 'Gentoo', 'limit': 1})" in path.read_text()
+            assert line(ip, "history --clear") is None and line(ip, "history").empty
+            ip.run_line_magic("config", "MCPMagics.history_size = 0")  # off at once, for a live connection too
+            get_client()["hdemo"].call_tool("query_penguins", {"species": "Gentoo", "limit": 1})
+            assert line(ip, "history").empty
+        finally:
+            ip.run_line_magic("config", "MCPMagics.history_size = 1000")
+            line(ip, "remove hdemo")
