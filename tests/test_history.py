@@ -4,9 +4,11 @@ server, over stdio and Streamable HTTP."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -205,6 +207,21 @@ def test_server_everything_history_and_transcript(client: Client, mode: str) -> 
         rid = frame[frame["method"] == "tools/call"]["id"].iloc[-1]
         reply = frame[(frame["kind"] == "response") & (frame["id"] == rid)]
         assert "Echo: hi" in reply["payload"].iloc[0] and reply["direction"].iloc[0] == "← received"
+        # A big reply is kept as shown (elided), never whole: once the caller lets it go, it is gone.
+        big = "x" * 3_000_000
+        tracemalloc.start()
+        try:
+            assert len(server.call_tool("echo", {"message": big}).text) == len("Echo: ") + len(big)
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        assert held < 1_000_000
+        frame = client.transcript(server.name)
+        reply = frame[frame["kind"] == "response"].iloc[-1]
+        assert reply["bytes"] > len(big) and "3000006 characters" in str(reply["payload"])
+        last = client.history(server.name).iloc[-1]
+        assert last["outcome"] == "ok" and last["bytes_in"] > len(big)
 
     if mode == "stdio":
         check(client.add("everything", node(), [str(EVERYTHING), "stdio"]))

@@ -3,7 +3,9 @@ transcript (``%mcp transcript``): bounded rings, recorded cheaply, read lazily.
 
 Recording sits on every request's path (the bulk map's too), so it keeps references only:
 the message dicts as sent and received, and the request's future. Redaction, elision,
-sizes and text are worked out when the history is viewed or exported. A message is
+sizes and text are worked out when the history is viewed or exported. A big message (over
+``HEAVY_AT`` bytes as read: a resource, a file) is the exception: it is kept as it is shown,
+elided, so that the history never holds a big payload the caller has let go. A message is
 recorded by reference: a dict a caller mutates after the call shows the mutation; the
 runtime builds each request's params afresh, so only values nested in arguments are shared.
 """
@@ -25,6 +27,7 @@ from .text import clipped, printable
 JSON = dict[str, Any]
 HISTORY_SIZE = 1000  # requests kept per kernel, and messages per server in its transcript
 ELIDE_AT = 200  # characters of a string value shown before it is elided
+HEAVY_AT = 1 << 16  # bytes: a message read bigger than this is kept elided, never whole
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri"}
 REPLAYED = ("tools/call", "prompts/get", "resources/read")  # what an exported script redoes
 
@@ -39,7 +42,9 @@ class Recorder(Protocol):
         """A request sent again under a new id (an input-required round): the same call."""
         ...
 
-    def received(self, message: JSON) -> None: ...
+    def received(self, message: JSON, size: int = 0) -> None:
+        """A message from the server; ``size``: its bytes as read (0: not known)."""
+        ...
 
     def done(self, call: Call | None, future: Any) -> None: ...
 
@@ -53,7 +58,7 @@ class NotRecording:
     def retried(self, message: JSON) -> None:
         pass
 
-    def received(self, message: JSON) -> None:
+    def received(self, message: JSON, size: int = 0) -> None:
         pass
 
     def done(self, call: Call | None, future: Any) -> None:
@@ -66,7 +71,7 @@ NOT_RECORDING = NotRecording()
 class Call:
     """One request: what was sent, when, and (once done) how it ended."""
 
-    __slots__ = ("duration", "error", "future", "message", "server", "started", "time")
+    __slots__ = ("duration", "error", "future", "kept", "message", "server", "size_in", "started", "time")
 
     def __init__(self, server: str, message: JSON) -> None:
         self.server = server
@@ -76,6 +81,9 @@ class Call:
         self.duration: float | None = None  # None: still in flight
         self.error: BaseException | None = None
         self.future: Any = None
+        # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the future.
+        self.kept: Any = None
+        self.size_in: int | None = None
 
     def __repr__(self) -> str:
         return f"<Call {self.server}.{printable(self.method)} {clipped(self.outcome, 60)}>"
@@ -133,7 +141,11 @@ class Call:
         return self.duration is not None and not self.ok
 
     def _answer(self) -> Any:
-        if self.error is not None or self.future is None:
+        if self.error is not None:
+            return None
+        if self.kept is not None:
+            return self.kept
+        if self.future is None:
             return None
         try:
             return self.future.result()
@@ -152,6 +164,8 @@ class Call:
 
     @property
     def bytes_in(self) -> int | None:
+        if self.size_in is not None:
+            return self.size_in
         result = self._answer()
         return None if result is None else size({"jsonrpc": "2.0", "id": self.message.get("id"), "result": result})
 
@@ -174,17 +188,19 @@ class ServerRecorder:
     """A session's recorder: its calls go to the kernel's history, its messages to the
     server's transcript."""
 
-    __slots__ = ("_history", "server")
+    __slots__ = ("_heavy", "_history", "server")
 
     def __init__(self, history: History, server: str) -> None:
         self._history = history
         self.server = server
+        # Big responses read and not yet ended: their id -> (result as shown, size as read).
+        self._heavy: dict[Any, tuple[Any, int]] = {}
 
     def __repr__(self) -> str:
         return f"<ServerRecorder {self.server!r}>"
 
     def sent(self, message: JSON) -> Call | None:
-        self._history.transcripts[self.server].append(("out", time.time(), message))
+        self._history.transcripts[self.server].append(("out", time.time(), message, None))
         if "id" not in message or "method" not in message:
             return None  # a notification or a reply to the server: the transcript only
         call = Call(self.server, message)
@@ -192,16 +208,29 @@ class ServerRecorder:
         return call
 
     def retried(self, message: JSON) -> None:
-        self._history.transcripts[self.server].append(("out", time.time(), message))
+        self._history.transcripts[self.server].append(("out", time.time(), message, None))
 
-    def received(self, message: JSON) -> None:
-        self._history.transcripts[self.server].append(("in", time.time(), message))
+    def received(self, message: JSON, size: int = 0) -> None:
+        if size <= HEAVY_AT:
+            self._history.transcripts[self.server].append(("in", time.time(), message, None))
+            return
+        kept = shown(message)  # bounded work, whatever the size
+        self._history.transcripts[self.server].append(("in", time.time(), kept, size))
+        if "method" not in message:
+            if len(self._heavy) >= 64:  # ids its request never ended under (a retried round's)
+                self._heavy.clear()
+            self._heavy[message.get("id")] = (kept.get("result"), size)
 
     def done(self, call: Call | None, future: Any) -> None:
         if call is not None:
             call.duration = time.monotonic() - call.started
             call.error = sys.exc_info()[1]  # called from a finally: the exception on its way out, if any
             call.future = future
+            if self._heavy:  # a big result: the call keeps it as shown, not the future holding it
+                kept = self._heavy.pop(call.message.get("id"), None)
+                if kept is not None:
+                    call.future = None
+                    call.kept, call.size_in = kept
 
 
 class History:
@@ -211,7 +240,9 @@ class History:
         self._size = size
         self.calls: deque[Call] = deque(maxlen=size)
         # Looked up per message, so that a resize reaches the sessions already recording.
-        self.transcripts: dict[str, deque[tuple[str, float, JSON]]] = {}
+        # (direction, time, message, size): size None for a message kept whole (worked out
+        # when shown), else its size as read, the message kept as shown (see HEAVY_AT).
+        self.transcripts: dict[str, deque[tuple[str, float, JSON, int | None]]] = {}
 
     def __repr__(self) -> str:
         return f"<History calls={len(self.calls)} size={self._size}>"
@@ -247,7 +278,7 @@ class History:
         messages = list(self.transcripts.get(server, ()))
         if last:
             messages = messages[-last:]
-        return [message_row(d, t, m) for d, t, m in messages]
+        return [message_row(d, t, m, n) for d, t, m, n in messages]
 
     def clear(self) -> None:
         self.calls.clear()
@@ -307,7 +338,8 @@ def summary(message: JSON) -> str:
     return "result"
 
 
-def message_row(direction: str, at: float, message: JSON) -> JSON:
+def message_row(direction: str, at: float, message: JSON, read: int | None = None) -> JSON:
+    """One row of a transcript; ``read``: the size of a message kept as shown (elided)."""
     rid, method = message.get("id"), message.get("method")
     return {  # every string the server chose made printable (the payload: where it is shown)
         "direction": "→ sent" if direction == "out" else "← received",
@@ -316,8 +348,8 @@ def message_row(direction: str, at: float, message: JSON) -> JSON:
         "method": printable(method) if isinstance(method, str) else None,
         "kind": kind(message),
         "summary": printable(summary(message)),
-        "bytes": size(message),
-        "payload": shown(message),
+        "bytes": size(message) if read is None else read,
+        "payload": shown(message) if read is None else message,
     }
 
 

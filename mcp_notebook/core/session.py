@@ -376,8 +376,8 @@ class ClientSession:
     # -- receiving (called by the transport: on the loop, or a response on a blocking
     # caller's thread) -------------------------------------------------------------------
 
-    def on_message(self, message: JSON) -> None:
-        self.recorder.received(message)  # the transcript: a reference, decoded on view
+    def on_message(self, message: JSON, size: int = 0) -> None:
+        self.recorder.received(message, size)  # the transcript: a reference (a big one elided), decoded on view
         try:
             # Checked here, once, for every transport: what passes has the types dispatch reads.
             problem = malformed(message)

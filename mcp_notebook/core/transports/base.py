@@ -16,7 +16,10 @@ DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024  # bytes: a stdio line, an HTTP body
 class MessageSink(Protocol):
     """The receiving side of a transport (a ClientSession)."""
 
-    def on_message(self, message: dict[str, Any]) -> None: ...
+    def on_message(self, message: dict[str, Any], size: int = 0) -> None:
+        """One message from the server; ``size``: its bytes as read, when the transport
+        knows them (0: it does not), so that a big one is not kept whole for a history."""
+        ...
 
     def on_too_large(self, request_id: int | str | None, size: int) -> None: ...
 

@@ -209,7 +209,7 @@ class PipeReader:
         loop: asyncio.AbstractEventLoop,
         *,
         max_message_size: int,
-        on_message: Callable[[Any], None],
+        on_message: Callable[[Any, int], None],  # a message and its line's length
         on_too_large: Callable[[int | str | None, int], None],
         on_garbage: Callable[[str], None],
         on_bad_reply: Callable[[int | str, str], None],
@@ -362,11 +362,11 @@ class PipeReader:
                     self._on_bad_reply(rid, _why(e))
             return
         if isinstance(message, dict):
-            self._on_message(message)
+            self._on_message(message, len(line))
         elif isinstance(message, list):  # a JSON-RPC batch (2025-03-26)
             for item in message:
                 if isinstance(item, dict):
-                    self._on_message(item)
+                    self._on_message(item, 0)
         else:
             self._on_garbage(line.decode("utf-8", "replace"))
 

@@ -290,8 +290,8 @@ class StdioTransport(BlockingTransport):
 
     # -- reading -----------------------------------------------------------------------
 
-    def _deliver(self, message: dict[str, Any]) -> None:
-        if not self._inbox.deliver(message) and "method" not in message and self._reader is not None:
+    def _deliver(self, message: dict[str, Any], size: int) -> None:
+        if not self._inbox.deliver(message, size) and "method" not in message and self._reader is not None:
             self._reader.hand_off()  # a response went to the loop: the pumping thread waits for it there
 
     def _bad_reply(self, request_id: int | str, why: str) -> None:
