@@ -222,6 +222,13 @@ def test_server_everything_history_and_transcript(client: Client, mode: str) -> 
         assert reply["bytes"] > len(big) and "3000006 characters" in str(reply["payload"])
         last = client.history(server.name).iloc[-1]
         assert last["outcome"] == "ok" and last["bytes_in"] > len(big)
+        # A key is a server's word (a schema's property): a line break in it ends no comment of
+        # the exported script, nor is its code.
+        injected = {"message": "hi", "token\nprint('pwned')": "x"}
+        assert not server.call_tool("echo", injected, validate=False).is_error
+        source = client.export_history()
+        assert not any(line.startswith("print('pwned')") for line in source.splitlines()), source
+        compile(source, "replay.py", "exec")
 
     if mode == "stdio":
         check(client.add("everything", node(), [str(EVERYTHING), "stdio"]))

@@ -109,6 +109,11 @@ def _call(var: str, call: Call, secrets: _Secrets) -> str:
     return f"result = {var}.{fn}({params.get('name')!r}, {literal})"
 
 
+def _one_line(text: str) -> str:
+    """``text`` fit for a comment: no line break or other unprintable character can end it."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
     """The script replaying ``calls`` that ended well (tool calls, resource reads, prompts),
     in order, against the servers ``configs`` describe (a server without one is skipped)."""
@@ -140,7 +145,8 @@ def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
     ]
     if secrets.names:
         head.append("# Set these environment variables first (their values are not written here):")
-        head += [f"#   {name}: {what}" for name, what in secrets.names.items()]
+        # A key may be a schema's property name, the server's: one comment line, whatever it holds.
+        head += [f"#   {name}: {_one_line(what)}" for name, what in secrets.names.items()]
         head.append("")
     head += ["client = Client()", *adds, ""]
     tail = ["", "client.close()", ""]
