@@ -218,6 +218,7 @@ def test_assignment_and_semicolon(ip: InteractiveShell) -> None:
         ("read demo penguins://species/{species}.csv", r"no value for species; give its variables species"),
         ("read demo penguins://species/{species}.csv kind=x", r"unknown kind; give its variables species"),
         ("read demo penguins://data.csv species=Gentoo", r"penguins://data.csv is not a template"),
+        ("read demo penguins://species/{species}.csv species=Gentoo timeout=5", r"use --timeout S and --refresh"),
         ("prompt everything.args-promp", r"server 'everything' has no prompt 'args-promp'; did you mean 'args-prompt'"),
     ],
 )

@@ -68,6 +68,21 @@ def test_csv_parquet_and_excel_blobs_give_the_same_table() -> None:
         client.close()
 
 
+@pytest.mark.parametrize(("uri", "package"), [("table://data.parquet", "pyarrow"), ("table://data.xlsx", "openpyxl")])
+def test_a_missing_package_is_one_line_naming_it(uri: str, package: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip(package)  # the server makes the blob with it
+    client = Client()
+    try:
+        result = client.add("tables", sys.executable, [TABLE, "0.1"]).read_resource(uri)
+        for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+            monkeypatch.delitem(sys.modules, name)
+        monkeypatch.setitem(sys.modules, package, None)  # as if not installed: importing it fails
+        with pytest.raises(ValueError, match=rf"^reading {uri} \(.*\) needs {package}: pip install {package}$"):
+            result.to_frame()
+    finally:
+        client.close()
+
+
 def test_resource_over_the_limit_is_one_line_naming_the_setting_and_the_connection_stays() -> None:
     client = Client(settings=Settings(max_message_size=1 << 20))
     try:

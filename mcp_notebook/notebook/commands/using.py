@@ -52,7 +52,10 @@ def read(ctx: Context, tokens: list[str]) -> Any:
         kwargs["refresh"] = True
     # A template's variables are text: 007 stays 007 (its values are checked by read_resource).
     names = {name: {"type": "string"} for name in variables(opts.uri)}
-    kwargs.update(key_values(opts.values, ctx.namespace, {"properties": names}))
+    values = key_values(opts.values, ctx.namespace, {"properties": names})
+    if {"timeout", "refresh"} & set(values):  # read_resource's own keywords, not a variable's
+        raise UsageError("%mcp read: use --timeout S and --refresh, not timeout= or refresh=")
+    kwargs.update(values)
     server = server_named(ctx, opts.server)
     return Deferred(lambda: server.read_resource(opts.uri, **kwargs), lambda: server.aread_resource(opts.uri, **kwargs))
 
