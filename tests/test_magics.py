@@ -121,6 +121,15 @@ def test_read(ip: InteractiveShell) -> None:
     assert set(gentoo["species"]) == {"Gentoo"}
 
 
+def test_read_template_filled_from_values(ip: InteractiveShell) -> None:
+    ip.user_ns["which"] = "Chinstrap"
+    template = "penguins://species/{species}.csv"
+    gentoo = run(ip, f"%mcp read demo {template} species=Gentoo")
+    assert gentoo.uri == "penguins://species/Gentoo.csv"
+    assert set(gentoo.to_frame()["species"]) == {"Gentoo"}
+    assert set(run(ip, f"%mcp read demo {template} species=$which --refresh").to_frame()["species"]) == {"Chinstrap"}
+
+
 def test_call_values(ip: InteractiveShell) -> None:
     result = run(ip, "%mcp call demo.query_penguins species=Gentoo limit=3")
     assert isinstance(result, CallResult)
@@ -205,6 +214,11 @@ def test_assignment_and_semicolon(ip: InteractiveShell) -> None:
             r"'args-prompt': missing required argument 'city' \(arguments: city\*",
         ),
         ("prompt everything.args-prompt city=Paris colour=red", r"prompt 'args-prompt' has no argument 'colour'"),
+        # A template's variables: each given, no other; a template is not read as it is.
+        ("read demo penguins://species/{species}.csv", r"no value for species; give its variables species"),
+        ("read demo penguins://species/{species}.csv kind=x", r"unknown kind; give its variables species"),
+        ("read demo penguins://data.csv species=Gentoo", r"penguins://data.csv is not a template"),
+        ("read demo penguins://species/{species}.csv species=Gentoo timeout=5", r"use --timeout S and --refresh"),
         ("prompt everything.args-promp", r"server 'everything' has no prompt 'args-promp'; did you mean 'args-prompt'"),
     ],
 )

@@ -462,11 +462,11 @@ class Server:
         return bool(session and session.modern)
 
     async def _read_resource(
-        self, steps: Steps, uri: str, *, timeout: float | None = DEFAULT, refresh: bool = False
+        self, steps: Steps, /, uri: str, *, timeout: float | None = DEFAULT, refresh: bool = False, **values: Any
     ) -> ReadResult:
-        """A resource's contents. A modern server may say they stay fresh for a while
-        (``ttlMs``): read again within it, they come from the cache unless ``refresh``."""
-        uri = resource_uri(uri)
+        """A resource's contents (a template's, filled from ``values``). A modern server may say they
+        stay fresh a while (``ttlMs``): read again within it, they come from the cache unless ``refresh``."""
+        uri = resource_uri(uri, values)
         connection = self.connection
         raw = None if refresh else connection.reads.get(uri)
         if raw is None:

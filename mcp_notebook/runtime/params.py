@@ -7,9 +7,11 @@ before they are checked and sent: one place for the magics and both Python APIs.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from ..core.protocol import LOG_LEVELS
+from ..core.uritemplates import expand, variables
 from ..core.values import to_json
 from ..errors import ArgumentError
 
@@ -42,11 +44,28 @@ def _prompt_text(value: Any) -> str:
         return str(value)  # no JSON form (a timedelta, say): its own text
 
 
-def resource_uri(uri: Any) -> str:
+def resource_uri(uri: Any, values: Mapping[str, Any] | None = None) -> str:
+    """The URI to read: ``uri`` itself, or a resource template filled from ``values``
+    (each of its variables given, no other)."""
     text = to_json(uri)
     if not isinstance(text, str):
         raise ArgumentError(f"a resource URI is a string, not {type(uri).__name__}")
-    return text
+    names = variables(text)
+    if not names and not values:
+        return text
+    if not names:
+        raise ArgumentError(f"{text} is not a template (it names no {{variables}}); give no values to read it")
+    given = {str(k): to_json(v) for k, v in (values or {}).items()}
+    unknown = [k for k in given if k not in names]
+    missing = [k for k in names if given.get(k) is None]
+    if unknown or missing:
+        wrong = f"unknown {', '.join(unknown)}" if unknown else f"no value for {', '.join(missing)}"
+        example = " ".join(f"{n}=..." for n in names)
+        raise ArgumentError(f"template {text}: {wrong}; give its variables {', '.join(names)} ({example})")
+    for name, value in given.items():
+        if isinstance(value, (dict, list)):
+            raise ArgumentError(f"template {text}: {name} takes a single value, not a {type(value).__name__}")
+    return expand(text, given)
 
 
 def complete_params(ref: JSON, argument: str, value: str, context: dict[str, str] | None) -> JSON:

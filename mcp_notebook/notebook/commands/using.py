@@ -10,6 +10,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...core.types import Status
+from ...core.uritemplates import variables
 from ...errors import InvalidArguments
 from ...runtime.client import root_entry
 from ..parsing import Parser, body_arguments, key_values, split, target
@@ -20,15 +21,21 @@ __all__ = ["call", "call_cell", "prompt", "read", "roots", "subscribe", "unsubsc
 
 
 @command(
-    "read SERVER URI [--timeout S] [--refresh]",
-    "read a resource",
+    "read SERVER URI [NAME=VALUE ...] [--timeout S] [--refresh]",
+    "read a resource (a template's, filled from NAME=VALUE)",
     """
 The result shows itself (a table for CSV and JSON records, images inline) and has .text,
-.bytes, .mime_type, .contents and .to_frame(). A 2026-07-28 server may say the contents
-stay fresh for a while (ttlMs): read again within it, they come from the cache (until an
-update of a subscribed URI); --refresh reads them from the server.
+.bytes, .mime_type, .contents and .to_frame() (CSV, TSV, JSON records, JSON Lines, Parquet
+with pyarrow, Excel .xlsx with openpyxl). A resource template (%mcp templates) is read with
+a value for each of its variables, typed as key=value ($name and {expr} too); a missing or
+unknown one is an error naming the template's variables. A resource bigger than
+%config MCPMagics.max_message_size (32 MiB) is refused: raise it, then %mcp restart SERVER.
+A 2026-07-28 server may say the contents stay fresh for a while (ttlMs): read again within
+it, they come from the cache (until an update of a subscribed URI); --refresh reads them
+from the server.
   df = %mcp read demo penguins://data.csv
   df.to_frame()
+  %mcp read demo penguins://species/{species}.csv species=Gentoo
   %mcp read demo penguins://data.csv --refresh
 """,
 )
@@ -36,12 +43,19 @@ def read(ctx: Context, tokens: list[str]) -> Any:
     parser = Parser("read")
     parser.add_argument("server")
     parser.add_argument("uri")
+    parser.add_argument("values", nargs="*")
     parser.add_argument("--timeout", type=float)
     parser.add_argument("--refresh", action="store_true")
     opts = parser.parse(tokens)
     kwargs: dict[str, Any] = {} if opts.timeout is None else {"timeout": opts.timeout}
     if opts.refresh:
         kwargs["refresh"] = True
+    # A template's variables are text: 007 stays 007 (its values are checked by read_resource).
+    names = {name: {"type": "string"} for name in variables(opts.uri)}
+    values = key_values(opts.values, ctx.namespace, {"properties": names})
+    if {"timeout", "refresh"} & set(values):  # read_resource's own keywords, not a variable's
+        raise UsageError("%mcp read: use --timeout S and --refresh, not timeout= or refresh=")
+    kwargs.update(values)
     server = server_named(ctx, opts.server)
     return Deferred(lambda: server.read_resource(opts.uri, **kwargs), lambda: server.aread_resource(opts.uri, **kwargs))
 
