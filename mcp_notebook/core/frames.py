@@ -15,6 +15,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from .dtypes import typed
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -99,7 +101,7 @@ def _csv(data: str | bytes, sep: str = ",") -> pd.DataFrame:
 def _json_lines(data: str | bytes) -> pd.DataFrame:
     import pandas as pd
 
-    return pd.read_json(_source(data), lines=True)
+    return typed(pd.read_json(_source(data), lines=True))
 
 
 def _parquet(data: str | bytes) -> pd.DataFrame:
@@ -118,7 +120,7 @@ def _json_records(data: str | bytes) -> pd.DataFrame:
     records = records_of(json.loads(data))  # parsed once; the records go to pandas as they are
     if records is None:
         raise ValueError("the JSON is not a list of records (or an object holding one)")
-    return records_frame(records)
+    return typed(records_frame(records))  # JSON has no dates and no integer with a gap: as a result's table
 
 
 _XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

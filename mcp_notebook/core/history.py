@@ -79,7 +79,9 @@ class Call:
         self.time = time.time()
         self.started = time.monotonic()
         self.duration: float | None = None  # None: still in flight
-        self.error: BaseException | None = None
+        # How it failed, as text: not the exception, whose traceback would keep every frame
+        # it passed through alive (a removed server's session among them) while it is here.
+        self.error: str | None = None
         self.future: Any = None
         # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the future.
         self.kept: Any = None
@@ -118,11 +120,8 @@ class Call:
         tool's result that says it failed)."""
         if self.duration is None:
             return "in flight"
-        error = self.error
-        if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, RequestCancelled)):
-            return "cancelled"
-        if error is not None:
-            return f"{type(error).__name__}: {error}"
+        if self.error is not None:
+            return self.error
         result = self._answer()
         if isinstance(result, dict) and result.get("isError") is True:
             content = result.get("content")
@@ -184,6 +183,13 @@ class Call:
         }
 
 
+def ended(error: BaseException) -> str:
+    """A request's failure as the history says it."""
+    if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, RequestCancelled)):
+        return "cancelled"
+    return f"{type(error).__name__}: {error}"
+
+
 class ServerRecorder:
     """A session's recorder: its calls go to the kernel's history, its messages to the
     server's transcript."""
@@ -224,7 +230,10 @@ class ServerRecorder:
     def done(self, call: Call | None, future: Any) -> None:
         if call is not None:
             call.duration = time.monotonic() - call.started
-            call.error = sys.exc_info()[1]  # called from a finally: the exception on its way out, if any
+            error = sys.exc_info()[1]  # called from a finally: the exception on its way out, if any
+            if error is not None:
+                call.error = ended(error)
+                return  # its future holds the exception (and so its traceback): not kept
             call.future = future
             if self._heavy:  # a big result: the call keeps it as shown, not the future holding it
                 kept = self._heavy.pop(call.message.get("id"), None)
