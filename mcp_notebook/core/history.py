@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from ..errors import RequestCancelled
 from . import jsonline
 from .redact import REDACTED, is_secret_name
+from .rounds import INPUT_REQUIRED
 from .text import clipped, printable
 
 JSON = dict[str, Any]
@@ -156,6 +157,17 @@ class Call:
         """The result as received (None unless it ended well)."""
         return self._answer() if self.ok else None
 
+    def reply(self) -> tuple[JSON, int | None] | None:
+        """The server's answer as the transcript shows it, and its size when it was kept
+        as shown (a big one); None while in flight or when it failed (a failure's reply, if
+        the server sent one, is in the transcript's own ring)."""
+        if self.duration is None or self.error is not None:
+            return None
+        result = self._answer()
+        if result is None:
+            return None
+        return {"jsonrpc": "2.0", "id": self.message.get("id"), "result": result}, self.size_in
+
     @property
     def bytes_out(self) -> int:
         """The request's size as compact JSON (a stdio line's length, less its newline)."""
@@ -206,9 +218,11 @@ class ServerRecorder:
         return f"<ServerRecorder {self.server!r}>"
 
     def sent(self, message: JSON) -> Call | None:
-        self._history.transcripts[self.server].append(("out", time.time(), message, None))
-        if "id" not in message or "method" not in message:
-            return None  # a notification or a reply to the server: the transcript only
+        if "id" not in message or "method" not in message:  # a notification or a reply to the server
+            self._history.transcripts[self.server].append(("out", time.time(), message, None))
+            return None
+        # A request: its call is its place in the transcript too (History.transcript), so
+        # that a call costs one record, not three (a bulk map's rows are many).
         call = Call(self.server, message)
         self._history.calls.append(call)
         return call
@@ -217,15 +231,21 @@ class ServerRecorder:
         self._history.transcripts[self.server].append(("out", time.time(), message, None))
 
     def received(self, message: JSON, size: int = 0) -> None:
-        if size <= HEAVY_AT:
-            self._history.transcripts[self.server].append(("in", time.time(), message, None))
-            return
-        kept = shown(message)  # bounded work, whatever the size
-        self._history.transcripts[self.server].append(("in", time.time(), kept, size))
         if "method" not in message:
-            if len(self._heavy) >= 64:  # ids its request never ended under (a retried round's)
-                self._heavy.clear()
-            self._heavy[message.get("id")] = (kept.get("result"), size)
+            result = message.get("result")
+            if type(result) is dict and result.get("resultType") != INPUT_REQUIRED:
+                # A request's answer: shown from its call (History.transcript); a big one
+                # kept there as shown, never whole.
+                if size > HEAVY_AT:
+                    if len(self._heavy) >= 64:  # ids its request never ended under (a retried round's)
+                        self._heavy.clear()
+                    self._heavy[message.get("id")] = (shown(result), size)  # bounded work, whatever the size
+                return
+        # The server's requests and notifications, errors, input-required rounds: kept here.
+        if size > HEAVY_AT:
+            self._history.transcripts[self.server].append(("in", time.time(), shown(message), size))
+        else:
+            self._history.transcripts[self.server].append(("in", time.time(), message, None))
 
     def done(self, call: Call | None, future: Any) -> None:
         if call is not None:
@@ -283,11 +303,20 @@ class History:
         return calls[-last:] if last else calls
 
     def transcript(self, server: str, last: int | None = None) -> list[JSON]:
-        """``server``'s messages both ways, oldest first, as rows (redacted, elided)."""
-        messages = list(self.transcripts.get(server, ()))
-        if last:
-            messages = messages[-last:]
-        return [message_row(d, t, m, n) for d, t, m, n in messages]
+        """``server``'s messages both ways, oldest first, as rows (redacted, elided): its
+        calls still in the history (each request and its answer) and the other messages,
+        in the order they came: the last ``size`` (or ``last``) of them."""
+        messages = [(t, d, m, n) for d, t, m, n in list(self.transcripts.get(server, ()))]
+        for call in list(self.calls):
+            if call.server != server:
+                continue
+            messages.append((call.time, "out", call.message, None))
+            reply = call.reply()
+            if reply is not None and call.duration is not None:
+                messages.append((call.time + call.duration, "in", *reply))
+        messages.sort(key=lambda m: m[0])  # stable: a call's request before what it was sent with
+        messages = messages[-min(last or self._size, self._size) :]  # the last ``size`` at most
+        return [message_row(d, t, m, n) for t, d, m, n in messages]
 
     def clear(self) -> None:
         self.calls.clear()
