@@ -277,3 +277,44 @@ def test_the_magics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         finally:
             ip.run_line_magic("config", "MCPMagics.history_size = 1000")
             line(ip, "remove hdemo")
+
+
+def test_an_exported_script_names_each_server_once_and_hides_a_uri_secret() -> None:
+    from mcp_notebook.core.config import ServerConfig
+    from mcp_notebook.core.history import Call
+    from mcp_notebook.core.replay import script
+
+    def done(server: str, method: str, params: dict[str, object]) -> Call:
+        call = Call(server, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        call.duration = 0.1
+        call.kept = {"content": []}  # (a result, as the history keeps a big one)
+        return call
+
+    calls = [
+        done("a-b", "tools/call", {"name": "t", "arguments": {"x": float("inf"), "y": float("nan")}}),
+        done("a_b", "tools/call", {"name": "t", "arguments": {}}),
+        done("class", "resources/read", {"uri": f"https://api.example/x.csv?api_key={SECRET}"}),
+    ]
+    configs = {n: ServerConfig(n, command="python", args=["-m", "mcp_notebook.demo"]) for n in ("a-b", "a_b", "class")}
+    source = script(calls, configs)
+    compile(source, "replay.py", "exec")  # "class" is no variable's name
+    assert SECRET not in source and "os.environ['MCP_CLASS_URI_1']" in source
+    assert "float('inf')" in source and "float('nan')" in source
+    adds = [line for line in source.splitlines() if "client.add(" in line]
+    assert len({line.split(" = ")[0] for line in adds}) == 3  # a-b and a_b: two servers, two names
+
+
+def test_the_history_keeps_arguments_as_sent(module_client: Client, demo: Server) -> None:
+    module_client.runtime.history.clear()
+    arguments = {"species": "Gentoo", "limit": 1}
+    for limit in (1, 2):
+        arguments["limit"] = limit  # one dict, reused
+        demo.call_tool("query_penguins", arguments)
+    calls = module_client.history("demo")
+    assert [a["limit"] for a in calls[calls["method"] == "tools/call"]["arguments"]] == [1, 2]
+    with pytest.raises(Exception, match="Unknown resource"):  # a URI's secret: hidden in the history too
+        demo.read_resource("penguins://nope?api_key=" + SECRET)
+    assert SECRET not in " ".join(map(str, module_client.history("demo")["name"]))
+    sent = module_client.transcript("demo")
+    sent = sent[sent["direction"] == "→ sent"]  # (the server's error may echo what it was sent)
+    assert SECRET not in sent["summary"].str.cat() + sent["payload"].astype(str).str.cat()

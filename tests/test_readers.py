@@ -304,3 +304,29 @@ def test_the_error_shows_server_text_safely() -> None:
     message = str(caught.value)
     assert "\x1b" not in message and "\x07" not in message and "\n" not in message
     assert "starts with '\\x1b]52;c;ZXZpbA==\\x07 is not\\na table xxx" in message and "x" * 80 not in message
+
+
+def _text_result(text: str) -> CallResult:
+    return CallResult.from_raw("s", "t", {"content": [{"type": "text", "text": text}]})
+
+
+def test_codes_that_look_like_numbers_stay_text() -> None:
+    # A ZIP code's leading zero, a phone number's "+", a country code "NA": kept as sent,
+    # in CSV, Markdown and JSON alike; the real numbers beside them still become numbers.
+    csv_text = "zip,n,phone,country\n01234,1,+15551234567,NA\n12345,2,+15551234568,US\n"
+    markdown = "| zip | n |\n|---|---|\n| 01234 | 1.5 |\n| 99999 | 2 |\n"
+    json_text = json.dumps([{"zip": "01234", "n": 1}, {"zip": "12345", "n": 2}])
+    for text in (csv_text, markdown, json_text):
+        frame = _text_result(text).to_frame()
+        assert frame["zip"].tolist() == ["01234", "12345" if text != markdown else "99999"], text
+        assert frame["n"].dtype.kind in "if", text
+    frame = _text_result(csv_text).to_frame()
+    assert frame["phone"].tolist() == ["+15551234567", "+15551234568"] and frame["country"].tolist() == ["NA", "US"]
+
+
+def test_a_big_python_literal_is_read_only_when_asked() -> None:
+    # ast.literal_eval takes seconds and gigabytes for a few MB: a guess does not try past 1 MB.
+    text = "[" + ", ".join(f"{{'a': ({i}, {i})}}" for i in range(80_000)) + "]"  # tuples: not JSON-shaped
+    assert len(text) > 1_000_000
+    with pytest.raises(ValueError, match=r"holds no table.*format="):
+        _text_result(text).to_frame()

@@ -31,6 +31,7 @@ __all__ = ["typed"]
 # ISO 8601 as servers write it: a date, optionally a time (T or space), optionally an offset.
 ISO_DATETIME = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?"
 _OFFSET = re.compile(r"\d:\d{2}(?:[.,:\d]*)(?:Z|[+-]\d{2}(?::?\d{2})?)$")  # after a time: not a date's "-01"
+_CODE = r"\s*(?:[+]|[-]?0\d)"  # "01234", "+15551234567": text that only looks like a number
 _SAMPLE = 64  # values looked at first: a column of text is ruled out before the whole of it is parsed
 _EXACT = 2**53  # floats beyond this are not exact integers
 
@@ -86,7 +87,8 @@ def _from_text(column: pd.Series, values: pd.Series, missing: bool) -> pd.Series
 
     values = values.astype(object)  # one string engine for the checks below, whatever pandas' default
     sample = values.iloc[:_SAMPLE]
-    if pd.to_numeric(sample, errors="coerce").notna().all():
+    # A code, not a number: a ZIP code's or an id's leading zero, a phone number's "+".
+    if pd.to_numeric(sample, errors="coerce").notna().all() and not values.str.match(_CODE).any():
         try:
             numbers = pd.to_numeric(values)
         except (ValueError, TypeError):

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from ..errors import RequestCancelled
 from . import jsonline
-from .redact import REDACTED, is_secret_name
+from .redact import REDACTED, is_secret_name, redact_url
 from .rounds import INPUT_REQUIRED
 from .text import clipped, printable
 
@@ -186,7 +186,7 @@ class Call:
             "time": self.time,
             "server": self.server,
             "method": self.method,
-            "name": None if self.name is None else printable(self.name),
+            "name": None if self.name is None else printable(redact_url(self.name)),  # a URI's ?api_key=
             "arguments": shown(self.arguments),
             "duration": self.duration,
             "outcome": printable(self.outcome),  # an error's text is the server's: untrusted
@@ -341,7 +341,13 @@ def shown(value: Any, depth: int = 0) -> Any:
         return "…"
     if isinstance(value, dict):
         return {
-            str(k): (REDACTED if isinstance(k, str) and is_secret_name(k) else shown(v, depth + 1))
+            str(k): (
+                REDACTED
+                if isinstance(k, str) and is_secret_name(k)
+                else redact_url(v)
+                if k == "uri" and isinstance(v, str)  # a resource's ?api_key=
+                else shown(v, depth + 1)
+            )
             for k, v in list(value.items())[:50]
         }
     if isinstance(value, (list, tuple)):
@@ -366,7 +372,7 @@ def summary(message: JSON) -> str:
         params = message.get("params")
         params = params if isinstance(params, dict) else {}
         about = next((params[k] for k in ("name", "uri", "level") if isinstance(params.get(k), str)), None)
-        return f"{message['method']} {about}" if about else str(message["method"])
+        return f"{message['method']} {redact_url(about)}" if about else str(message["method"])
     error = message.get("error")
     if isinstance(error, dict):
         return f"error {error.get('code')}: {str(error.get('message', ''))[:120]}"

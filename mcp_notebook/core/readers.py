@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMATS",
+    "MAX_GUESSED_LITERAL",
     "MAX_LITERAL",
     "NotATable",
     "result_frame",
@@ -56,8 +57,10 @@ __all__ = [
 JSON = dict[str, Any]
 
 MAX_LITERAL = 10_000_000
-"""The longest text (characters) parsed as a Python literal: ``ast.literal_eval`` builds a
-syntax tree many times the text's size."""
+"""The longest text (characters) parsed as a Python literal when ``format="python"`` asks
+for it: ``ast.literal_eval`` builds a syntax tree many times the text's size."""
+MAX_GUESSED_LITERAL = 1_000_000
+"""The same, when the reader is only being tried (10 MB of tuples took 25 s and 2.9 GB)."""
 
 _SAMPLE_LINES = 50  # a CSV's delimiter and width are judged on its first lines
 _SAMPLE_CHARS = 65_536
@@ -202,7 +205,11 @@ def read_csv(text: str, forced: bool = False, sep: str | None = None) -> list[pd
     except csv.Error:
         header = True
     try:
-        frame = pd.read_csv(io.StringIO(body), sep=sep, header=0 if header else None)
+        # Cells as text (only an empty one missing): typed() decides, as for every reader,
+        # and keeps what reads as a number but is not one ("01234", "+1555…", "NA").
+        frame = pd.read_csv(
+            io.StringIO(body), sep=sep, header=0 if header else None, dtype=str, keep_default_na=False, na_values=[""]
+        )
     except (ValueError, pd.errors.ParserError) as e:
         raise NotATable(f"not CSV ({str(e).splitlines()[0][:80]})") from None
     return [frame]
@@ -251,8 +258,10 @@ def read_python(text: str, forced: bool = False) -> list[pd.DataFrame]:
         raise NotATable("not a Python list, dict or tuple")
     value = _json_shaped(body)
     if value is None:
-        if len(body) > MAX_LITERAL:
-            raise NotATable(f"over {MAX_LITERAL:,} characters: not parsed as a Python literal")
+        limit = MAX_LITERAL if forced else MAX_GUESSED_LITERAL
+        if len(body) > limit:
+            more = "" if forced else f' (format="python" reads up to {MAX_LITERAL:,})'
+            raise NotATable(f"over {limit:,} characters: not parsed as a Python literal{more}")
         try:
             value = ast.literal_eval(body)  # literals only: nothing in the text is run
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):

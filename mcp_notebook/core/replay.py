@@ -8,6 +8,8 @@ read from an environment variable the script names, never written into it.
 
 from __future__ import annotations
 
+import keyword
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -43,6 +45,8 @@ def _literal(server: str, value: Any, secrets: _Secrets, what: str) -> str:
         return _mapping(server, value, secrets, what)
     if isinstance(value, list):
         return "[" + ", ".join(_literal(server, v, secrets, what) for v in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"  # repr gives a bare inf or nan: a NameError
     return repr(value)
 
 
@@ -101,7 +105,12 @@ def _add(var: str, config: ServerConfig, secrets: _Secrets) -> str:
 def _call(var: str, call: Call, secrets: _Secrets) -> str:
     params = call.params
     if call.method == "resources/read":
-        return f"result = {var}.read_resource({params.get('uri')!r})"
+        uri = str(params.get("uri"))
+        if redact_url(uri) != uri:  # a secret in it (?api_key=…): read from the environment
+            key = f"uri_{sum(1 for n in secrets.names if n.startswith(env_name(call.server, 'uri_'))) + 1}"
+            ref = secrets.ref(call.server, key, f"the resource URI {redact_url(uri)} of server {call.server}")
+            return f"result = {var}.read_resource({ref})"
+        return f"result = {var}.read_resource({uri!r})"
     arguments = params.get("arguments") or {}
     what = "argument" if call.method == "tools/call" else "prompt argument"
     literal = _mapping(call.server, arguments, secrets, f"the {what}") if isinstance(arguments, dict) else "{}"
@@ -128,10 +137,11 @@ def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
             continue
         var = added.get(call.server)
         if var is None:
-            var = added[call.server] = re.sub(r"\W", "_", call.server).lower() or "server"
-            if not var.isidentifier() or var in ("client", "result", "os"):
-                var = f"server_{len(added)}"
-                added[call.server] = var
+            var = re.sub(r"\W", "_", call.server).lower() or "server"
+            taken = {"client", "result", "os", *added.values()}  # "a-b" and "a_b" are two servers
+            if not var.isidentifier() or keyword.iskeyword(var) or var in taken:
+                var = next(f"server_{n}" for n in range(1, len(added) + 2) if f"server_{n}" not in taken)
+            added[call.server] = var
             adds.append(_add(var, config, secrets))
         body.append(_call(var, call, secrets))
         body.append("print(result.text)")

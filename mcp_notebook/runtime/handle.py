@@ -342,7 +342,7 @@ class Server:
             request = self.runtime.approval_request(self.name, name, tool, arguments)
             if request is not None:
                 self.runtime.take_answer(request, await steps.approve(request))
-        params: JSON = {"name": name, "arguments": arguments}
+        params: JSON = {"name": name, "arguments": dict(arguments)}  # as sent (the history keeps it)
         self.last_arguments[name] = arguments
         if plan.as_task:
             params["task"] = {}
