@@ -35,8 +35,8 @@ The ring holds %config MCPMagics.history_size requests (0 turns recording off).
 the successful tool calls, resource reads and prompts in order; servers are added from
 their configs, and secrets (tokens, secret-looking env values and headers) are read from
 environment variables the script names at its top, never written into it.
-The history holds the messages themselves (a big result stays in memory while it is in the
-ring): --clear forgets them all.
+The history holds the messages themselves (one read over 64 KiB only as shown, long values
+cut, so a big result you let go of is freed): --clear forgets them all.
   %mcp history
   %mcp history demo --last 5 --errors
   %mcp history --export replay.py
