@@ -105,7 +105,7 @@ class Kernel:
                 self._reply(msg_id, deadline)
                 return out
             if kind in ("stream", "display_data", "execute_result", "error"):
-                out.append({"type": kind, **msg["content"]})
+                add_output(out, {"type": kind, **msg["content"]})
 
     def outputs_while_running(self, msg_id: str, condition: Any, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
         """A running cell's outputs so far, once ``condition(text_of(them))`` holds (what
@@ -122,7 +122,7 @@ class Kernel:
                 self._reply(msg_id, deadline)
                 raise AssertionError(f"the cell ended first: {text_of(out)}")
             if kind in ("stream", "display_data", "execute_result", "error"):
-                out.append({"type": kind, **msg["content"]})
+                add_output(out, {"type": kind, **msg["content"]})
         return out
 
     def run(self, code: str, allow_stdin: bool = True) -> list[dict[str, Any]]:
@@ -273,9 +273,25 @@ class Kernel:
         return str(msg["content"].get("prompt", ""))
 
 
+def add_output(outputs: list[dict[str, Any]], output: dict[str, Any]) -> None:
+    """Append ``output``, merged into the one before when both are text on the same stream,
+    as a notebook shows them: a kernel flushes a busy cell's print() in pieces wherever its
+    timer falls, even mid-line."""
+    last = outputs[-1] if outputs else None
+    if output["type"] == "stream" and last is not None and last["type"] == "stream" and last["name"] == output["name"]:
+        outputs[-1] = {**last, "text": last["text"] + output["text"]}
+    else:
+        outputs.append(output)
+
+
 def text_of(outputs: list[dict[str, Any]]) -> str:
+    """What a person reads in the cell: stream text as one piece per run, other outputs on
+    their own lines."""
+    merged: list[dict[str, Any]] = []
+    for output in outputs:
+        add_output(merged, output)
     parts = []
-    for out in outputs:
+    for out in merged:
         if out["type"] == "stream":
             parts.append(out["text"])
         elif out["type"] in ("display_data", "execute_result"):
