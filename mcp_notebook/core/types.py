@@ -146,6 +146,12 @@ def _objects(value: Any) -> list[JSON]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def content_text(content: Any) -> str:
+    """The text blocks of a content list a server sent, joined by newlines (what
+    ``CallResult.text`` is, without the result: a bulk map's rows)."""
+    return _texts(_objects(content))
+
+
 def _texts(blocks: list[JSON]) -> str:
     # A list, not a generator: join makes one of a generator first (a call's text, on every map row).
     return "\n".join([b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)])

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.backoff import Backoff, retryable
-from ..core.types import CallResult
+from ..core.types import content_text
 from ..errors import ArgumentError, InvalidArguments, NotConnected, ServerExited
 from .interaction import Interaction
 from .rows import RowSource
@@ -36,6 +36,7 @@ __all__ = [
     "displayed",
     "exploded",
     "map_frame",
+    "result_fields",
     "row_record",
 ]
 
@@ -71,26 +72,31 @@ def check_explode(tool: str, listing: JSON | None, explode: str | None) -> None:
         )
 
 
-def row_record(result: CallResult | None, error: str | None, elapsed_s: float | None) -> JSON:
-    """One row's end as the frame's row: a structured result's fields, else its ``text``;
-    then ``is_error``, ``error`` (why it has no result, or the tool's error text) and
-    ``elapsed_s``."""
-    if result is None:
-        return {"is_error": error is not None, "error": error, "elapsed_s": elapsed_s}
-    structured = result.structured
+def result_fields(server: str, tool: str, raw: JSON, output_error: str | None) -> JSON:
+    """A row's result as its frame row (the call pipeline's last step for a map's rows,
+    in place of a ``CallResult`` per row): a structured result's fields, else its
+    ``text``; then ``is_error`` and ``error`` (the tool's error text)."""
+    structured = raw.get("structuredContent")
+    is_error = bool(raw.get("isError"))
     if isinstance(structured, dict):
         record: JSON = {RENAMED.get(k) or k: v for k, v in structured.items()}
-        if result.is_error and error is None:
-            error = result.text
+        error = content_text(raw.get("content")) if is_error else None
     else:
-        text = result.text
+        text = content_text(raw.get("content"))
         record = {"text": text}
-        if result.is_error and error is None:
-            error = text
-    record["is_error"] = error is not None or result.is_error
+        error = text if is_error else None
+    record["is_error"] = is_error
     record["error"] = error
-    record["elapsed_s"] = elapsed_s
     return record
+
+
+def row_record(fields: JSON | None, error: str | None, elapsed_s: float | None) -> JSON:
+    """One row's end as the frame's row: its result's fields (``result_fields``), else
+    ``is_error`` and ``error`` (why it has no result); then ``elapsed_s``."""
+    if fields is None:
+        return {"is_error": error is not None, "error": error, "elapsed_s": elapsed_s}
+    fields["elapsed_s"] = elapsed_s
+    return fields
 
 
 @dataclass
@@ -152,13 +158,13 @@ class MapProgress:
             self._cancel()
 
 
-Call = Callable[[JSON], Awaitable[CallResult]]
+Call = Callable[[JSON], Awaitable[JSON]]  # a row's arguments -> its result_fields
 
 
 class MapRun:
-    """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call;
-    ``on_progress(progress)`` runs on the loop at the start, after each row and at the end
-    (``progress.finished``); keep it quick."""
+    """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call
+    and gives its ``result_fields``; ``on_progress(progress)`` runs on the loop at the
+    start, after each row and at the end (``progress.finished``); keep it quick."""
 
     def __init__(
         self,
@@ -253,6 +259,7 @@ class MapRun:
         """Rows one after another, until the source is exhausted or the map stops (a row's
         work is written out here: a frame fewer per row)."""
         index, records, rows, progress, call = self.index, self.records, self.source.rows, self.progress, self._call
+        on_progress = self._on_progress
         while not stop.is_set():
             item = next(rows, None)
             if item is None:
@@ -264,7 +271,7 @@ class MapRun:
             arguments = item[1]
             start = time.monotonic()
             attempt = 0
-            result: CallResult | None = None
+            result: JSON | None = None
             error: str | None = None
             try:
                 while True:
@@ -298,8 +305,8 @@ class MapRun:
                 if record["is_error"]:
                     progress.errors += 1
             progress.done += 1
-            if self._on_progress is not None:
-                self._on_progress(progress)
+            if on_progress is not None:
+                on_progress(progress)
 
     def _finish(self) -> None:
         """Rows never sent (a cancel, an exited server): marked from the index alone, for a

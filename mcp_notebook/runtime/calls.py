@@ -1,6 +1,6 @@
 """What a tool call needs besides the handle: the ``ToolPlan`` (what every call of one tool
 shares: its listing entry, whether to validate, whether to send it as a task, the progress
-display), and the message for a server that needs a page visited first (-32042).
+display, what its requests go through), and the message for a server that needs a page visited first (-32042).
 
 ``Server.call_tool`` plans and calls; ``Server.map`` plans once and calls once per row
 (its approval asked once for the whole map): one implementation of a call for both.
@@ -8,17 +8,23 @@ display), and the message for a server that needs a page visited first (-32042).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar
 
 from ..core.links import linkable
 from ..core.protocol import URL_ELICITATION_REQUIRED
 from ..core.session import ProgressCallback
 from ..errors import RPCError
 from .interaction import Interaction
+from .steps import Link
 
-__all__ = ["ToolPlan", "call_progress", "url_required"]
+__all__ = ["Finish", "ToolPlan", "call_progress", "url_required"]
 
 JSON = dict[str, Any]
+R = TypeVar("R")
+# A call's last step: (server, tool, result, output_error) -> what the caller gets (a
+# CallResult; a map's row: its frame row, bulk.result_fields).
+Finish = Callable[[str, str, JSON, "str | None"], R]
 
 
 class ToolPlan(NamedTuple):
@@ -30,6 +36,7 @@ class ToolPlan(NamedTuple):
     validate: bool  # check the arguments against its inputSchema
     as_task: bool  # a legacy (2025-11-25) tools/call sent task-augmented
     progress: ProgressCallback | None  # the caller's callback and the interaction's display
+    link: Link  # what its requests go through: the connection (a map's rows: Connection.steady())
 
     def __repr__(self) -> str:
         return f"<ToolPlan {self.name!r}{' validated' if self.validate else ''}{' task' if self.as_task else ''}>"

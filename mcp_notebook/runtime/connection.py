@@ -319,6 +319,15 @@ class Connection:
             return self.connected().request(method, params, timeout=timeout, on_progress=on_progress)
         return self.with_session(lambda s: s.request(method, params, timeout=timeout, on_progress=on_progress), method)
 
+    def steady(self) -> Connection | SessionLink:
+        """What many requests in a row go through (a bulk map's rows, on the loop): over
+        stdio the open session itself, checked once here, since its sessions never end
+        (one that closes fails the next request with why); a remote connection, whose
+        sessions are renewed, is itself."""
+        if self.remote:
+            return self
+        return SessionLink(self.name, self.connected(), self.request_timeout)
+
     def request_blocking(
         self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
     ) -> JSON:
@@ -435,4 +444,28 @@ class Connection:
         return header
 
 
-__all__ = ["Connection"]
+class SessionLink:
+    """A stdio connection's open session as a request's link (``Connection.steady``)."""
+
+    __slots__ = ("name", "session", "timeout")
+
+    def __init__(self, name: str, session: ClientSession, timeout: float | None) -> None:
+        self.name, self.session, self.timeout = name, session, timeout  # timeout: for DEFAULT
+
+    def __repr__(self) -> str:
+        return f"<SessionLink {self.name!r}>"
+
+    def request(
+        self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
+    ) -> Coroutine[Any, Any, JSON]:
+        timeout = self.timeout if timeout is DEFAULT else timeout
+        return self.session.request(method, params, timeout=timeout, on_progress=on_progress)
+
+    def request_blocking(
+        self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
+    ) -> JSON:
+        timeout = self.timeout if timeout is DEFAULT else timeout
+        return self.session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+
+
+__all__ = ["Connection", "SessionLink"]

@@ -10,12 +10,11 @@ blocking method and ``ax`` its awaitable one, differing only in their steps (ste
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from ..core.backoff import Backoff
 from ..core.config import ServerConfig
-from ..core.oauth import OAuth
 from ..core.protocol import HEADER_MISMATCH
 from ..core.session import ProgressCallback
 from ..core.tasks import augment, created_task, offers_tasks
@@ -32,10 +31,12 @@ from .bulk import (
     check_options,
     displayed,
     map_frame,
+    result_fields,
 )
-from .calls import ToolPlan, call_progress, url_required
+from .calls import Finish, ToolPlan, call_progress, url_required
 from .connection import Connection
 from .context import DEFAULT, Runtime
+from .facts import ServerFacts
 from .functions import Tools
 from .listening import Listener
 from .params import (
@@ -53,9 +54,10 @@ from .steps import GrantedSteps, Steps, awaitable, blocking
 from .tasks import follow_call
 
 JSON = dict[str, Any]
+R = TypeVar("R")
 
 
-class Server:
+class Server(ServerFacts):
     """The client's handle to a named MCP server. Get one from ``Client.add`` / ``Client.load`` / ``client[name]``.
 
     Every operation has an awaitable twin with an ``a`` prefix (``await server.acall_tool(...)``)."""
@@ -74,107 +76,6 @@ class Server:
         detail = f" {info.get('name')} {info.get('version')}" if info else ""
         why = f" ({self.error})" if self.error and self.status is Status.FAILED else ""
         return printable(f"<Server {self.name!r} {self.transport_name} {self.status.value}{detail}{why}>")
-
-    # -- facts about the connection ----------------------------------------------------
-
-    @property
-    def name(self) -> str:
-        return self.connection.name
-
-    @property
-    def config(self) -> ServerConfig:
-        return self.connection.config
-
-    @property
-    def status(self) -> Status:
-        return self.connection.status
-
-    @property
-    def error(self) -> str | None:
-        """Why it failed (with status ``failed``), else None."""
-        return self.connection.error
-
-    @property
-    def transport_name(self) -> str:
-        """The transport in use: stdio, http or sse (``auto`` until it is resolved)."""
-        return self.connection.transport_name
-
-    @property
-    def auth(self) -> OAuth | None:
-        """OAuth for a remote server (made on its first connect)."""
-        return self.connection.auth
-
-    @property
-    def startup_timeout(self) -> float | None:
-        """This server's startup timeout, over the config's and the Settings' when set."""
-        return self.connection.startup_timeout
-
-    @startup_timeout.setter
-    def startup_timeout(self, value: float | None) -> None:
-        self.connection.startup_timeout = value
-
-    @property
-    def server_info(self) -> JSON:
-        session = self.connection.session
-        return session.server_info if session else {}
-
-    @property
-    def capabilities(self) -> JSON:
-        session = self.connection.session
-        return session.server_capabilities if session else {}
-
-    @property
-    def client_capabilities(self) -> JSON:
-        """What this client declared to the server when it connected (fixed until it reconnects)."""
-        session = self.connection.session
-        return session.declared_capabilities if session else {}
-
-    @property
-    def instructions(self) -> str | None:
-        session = self.connection.session
-        return session.instructions if session else None
-
-    @property
-    def protocol_version(self) -> str | None:
-        session = self.connection.session
-        return session.protocol_version if session else None
-
-    @property
-    def era_note(self) -> str | None:
-        """How the last connect chose the protocol era (what server/discover answered)."""
-        session = self.connection.session
-        return session.era_note if session else None
-
-    @property
-    def request_timeout(self) -> float | None:
-        """The default for this server's requests: its config's, else the Settings'."""
-        return self.connection.request_timeout
-
-    @property
-    def pid(self) -> int | None:
-        transport = self.connection.transport
-        return transport.pid if transport else None
-
-    @property
-    def stderr(self) -> str:
-        """What the server wrote to stderr (the last 500 lines)."""
-        transport = self.connection.transport
-        return transport.stderr_text() if transport else ""
-
-    @property
-    def logs(self) -> list[JSON]:
-        """``notifications/message`` params received, oldest first."""
-        session = self.connection.session
-        return list(session.logs) if session else []
-
-    @property
-    def diagnostics(self) -> list[str]:
-        """Non-protocol lines on stdout and protocol oddities, for debugging a server."""
-        transport, session = self.connection.transport, self.connection.session
-        out: list[str] = list(transport.diagnostics) if transport else []
-        if session:
-            out.extend(session.diagnostics)
-        return out
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -317,7 +218,7 @@ class Server:
         when ``task=True``; a 2026-07-28 server decides for itself."""
         arguments = tool_arguments(name, arguments)
         plan = await self._plan(steps, name, validate, task, on_progress)
-        return await self._call_planned(steps, plan, arguments, timeout, ask=True)
+        return await self._call_planned(steps, plan, arguments, timeout, True, CallResult.from_raw)
 
     async def _plan(
         self, steps: Steps, name: str, validate: bool | None, task: bool | None, on_progress: ProgressCallback | None
@@ -330,11 +231,15 @@ class Server:
         if tool is None and (check or runtime.approval.mode != "never" or legacy_tasks):
             tool = await steps.run(self._find_tool(name, required=check), self.name)
         as_task = legacy_tasks and augment(tool, self.capabilities, task)
-        return ToolPlan(name, tool, check, as_task, call_progress(runtime.interaction, self.name, name, on_progress))
+        progress = call_progress(runtime.interaction, self.name, name, on_progress)
+        return ToolPlan(name, tool, check, as_task, progress, self.connection)
 
-    async def _call_planned(self, steps: Steps, plan: ToolPlan, arguments: JSON, timeout: Any, ask: bool) -> CallResult:
+    async def _call_planned(
+        self, steps: Steps, plan: ToolPlan, arguments: JSON, timeout: Any, ask: bool, finish: Finish[R]
+    ) -> R:
         """A call's per-call step: validate, ask (unless asked already: a map), send, follow
-        a task to its end, check the structured output."""
+        a task to its end, check the structured output; then ``finish(server, tool, result,
+        output_error)``: a ``CallResult``, or (a map's row) its frame row."""
         name, tool = plan.name, plan.listing
         if plan.validate and tool is not None:
             validate_arguments(tool, arguments)
@@ -349,14 +254,14 @@ class Server:
         modern = self.modern
         try:
             try:
-                raw = await steps.send(self.connection, "tools/call", params, timeout, plan.progress)
+                raw = await steps.send(plan.link, "tools/call", params, timeout, plan.progress)
             except RPCError as e:
                 if e.code != HEADER_MISMATCH:
                     raise
                 # Refused for headers the server no longer expects (-32020: its tool changed):
                 # list the tools again and try once more (nothing ran: it was refused).
                 await steps.run(self.connection.listing("tools", True), self.name)
-                raw = await steps.send(self.connection, "tools/call", params, timeout, plan.progress)
+                raw = await steps.send(plan.link, "tools/call", params, timeout, plan.progress)
             created = created_task(raw, modern) if modern or plan.as_task else None
             if created is not None:  # the server runs it as a task: followed to its end
                 follow = follow_call(self.runtime, self.connection, self.name, name, created, modern)
@@ -365,7 +270,7 @@ class Server:
             raise url_required(self.runtime.interaction, self.name, e, steps.awaiting) from None
         structured = raw.get("structuredContent")  # mostly none: no call to check it
         output_error = check_structured_output(tool, structured) if tool and structured is not None else None
-        return CallResult.from_raw(self.name, name, raw, output_error)
+        return finish(self.name, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
 
@@ -420,18 +325,20 @@ class Server:
             if request is not None:
                 request = dataclasses.replace(request, rows=source.total, examples=examples)
                 runtime.take_answer(request, await steps.approve(request))
-        plan, granted = await self._plan(steps, tool, None, None, None), GrantedSteps()
+        # The rows' requests go through a link resolved once (over stdio, the session itself).
+        link, granted = self.connection.steady(), GrantedSteps()
+        plan = (await self._plan(steps, tool, None, None, None))._replace(link=link)
         per_call = DEFAULT if timeout is None else timeout
 
-        async def replanned(arguments: JSON) -> CallResult:
+        async def replanned(arguments: JSON) -> JSON:
             nonlocal plan  # the tool's listing changed mid-map: later rows follow the new one
-            plan = await self._plan(granted, tool, None, None, None)
-            return await self._call_planned(granted, plan, arguments, per_call, ask=False)
+            plan = (await self._plan(granted, tool, None, None, None))._replace(link=link)
+            return await self._call_planned(granted, plan, arguments, per_call, False, result_fields)
 
-        def call(arguments: JSON) -> Any:
+        def call(arguments: JSON) -> Awaitable[JSON]:
             if self._cached_tool(tool) is not plan.listing:
                 return replanned(arguments)
-            return self._call_planned(granted, plan, arguments, per_call, ask=False)  # asked above
+            return self._call_planned(granted, plan, arguments, per_call, False, result_fields)  # asked above
 
         annotations = (listing or {}).get("annotations") or {}
         run = MapRun(
@@ -454,12 +361,6 @@ class Server:
         return map_frame(run, getattr(getattr(rows, "index", None), "name", None), explode)
 
     map, amap = blocking(_map), awaitable(_map)
-
-    @property
-    def modern(self) -> bool:
-        """Whether the connection speaks the modern (2026-07-28, stateless) era."""
-        session = self.connection.session
-        return bool(session and session.modern)
 
     async def _read_resource(
         self, steps: Steps, /, uri: str, *, timeout: float | None = DEFAULT, refresh: bool = False, **values: Any
