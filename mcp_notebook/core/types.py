@@ -147,14 +147,12 @@ def _objects(value: Any) -> list[JSON]:
 
 
 def content_text(content: Any) -> str:
-    """The text blocks of a content list a server sent, joined by newlines (what
-    ``CallResult.text`` is, without the result: a bulk map's rows)."""
-    return _texts(_objects(content))
-
-
-def _texts(blocks: list[JSON]) -> str:
-    # A list, not a generator: join makes one of a generator first (a call's text, on every map row).
-    return "\n".join([b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)])
+    """The text blocks of a list a server sent (content, contents), joined by newlines;
+    anything else in it is skipped (``CallResult.text``, and a bulk map's every row)."""
+    if not isinstance(content, list):
+        return ""
+    # A list, not a generator: join makes one of a generator first.
+    return "\n".join([b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)])
 
 
 class _ShowsItself:
@@ -206,7 +204,7 @@ class CallResult(_ShowsItself):
     @property
     def text(self) -> str:
         """The text blocks of the content, joined by newlines."""
-        return _texts(self.content)
+        return content_text(self.content)
 
     def to_frame(self, format: str | None = None) -> Any:
         """A pandas DataFrame of the result's table, with real dtypes: the structured records,
@@ -242,7 +240,7 @@ class ReadResult(_ShowsItself):
 
     @property
     def text(self) -> str:
-        return _texts(self.contents)
+        return content_text(self.contents)
 
     @property
     def bytes(self) -> bytes:
@@ -285,4 +283,4 @@ class PromptResult(_ShowsItself):
 
     @property
     def text(self) -> str:
-        return _texts([m.get("content") or {} for m in self.messages])
+        return content_text([m.get("content") or {} for m in self.messages])

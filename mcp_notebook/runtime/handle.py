@@ -227,12 +227,13 @@ class Server(ServerFacts):
         runtime = self.runtime
         check = runtime.settings.validate if validate is None else validate
         tool = self._cached_tool(name)
-        legacy_tasks = not self.modern and offers_tasks(self.capabilities)
+        modern = self.modern
+        legacy_tasks = not modern and offers_tasks(self.capabilities)
         if tool is None and (check or runtime.approval.mode != "never" or legacy_tasks):
             tool = await steps.run(self._find_tool(name, required=check), self.name)
         as_task = legacy_tasks and augment(tool, self.capabilities, task)
         progress = call_progress(runtime.interaction, self.name, name, on_progress)
-        return ToolPlan(name, tool, check, as_task, progress, self.connection)
+        return ToolPlan(name, tool, check, as_task, progress, self.connection, modern)
 
     async def _call_planned(
         self, steps: Steps, plan: ToolPlan, arguments: JSON, timeout: Any, ask: bool, finish: Finish[R]
@@ -251,7 +252,7 @@ class Server(ServerFacts):
         self.last_arguments[name] = arguments
         if plan.as_task:
             params["task"] = {}
-        modern = self.modern
+        modern = plan.modern
         try:
             try:
                 raw = await steps.send(plan.link, "tools/call", params, timeout, plan.progress)
