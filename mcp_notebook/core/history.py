@@ -2,7 +2,7 @@
 transcript (``%mcp transcript``): bounded rings, recorded cheaply, read lazily.
 
 Recording sits on every request's path (the bulk map's too), so it keeps references only:
-the message dicts as sent and received, and the request's future. Redaction, elision,
+the message dicts as sent and received, and the result. Redaction, elision,
 sizes and text are worked out when the history is viewed or exported. A big message (over
 ``HEAVY_AT`` bytes as read: a resource, a file) is the exception: it is kept as it is shown,
 elided, so that the history never holds a big payload the caller has let go. A message is
@@ -72,7 +72,7 @@ NOT_RECORDING = NotRecording()
 class Call:
     """One request: what was sent, when, and (once done) how it ended."""
 
-    __slots__ = ("duration", "error", "future", "kept", "message", "server", "size_in", "started", "time")
+    __slots__ = ("answer", "duration", "error", "kept", "message", "server", "size_in", "started", "time")
 
     def __init__(self, server: str, message: JSON) -> None:
         self.server = server
@@ -83,8 +83,8 @@ class Call:
         # How it failed, as text: not the exception, whose traceback would keep every frame
         # it passed through alive (a removed server's session among them) while it is here.
         self.error: str | None = None
-        self.future: Any = None
-        # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the future.
+        self.answer: Any = None  # the result as received (not its future: one object fewer kept per call)
+        # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the answer.
         self.kept: Any = None
         self.size_in: int | None = None
 
@@ -143,14 +143,7 @@ class Call:
     def _answer(self) -> Any:
         if self.error is not None:
             return None
-        if self.kept is not None:
-            return self.kept
-        if self.future is None:
-            return None
-        try:
-            return self.future.result()
-        except BaseException:  # it ended otherwise: no result to show
-            return None
+        return self.kept if self.kept is not None else self.answer
 
     @property
     def result(self) -> Any:
@@ -254,12 +247,15 @@ class ServerRecorder:
             if error is not None:
                 call.error = ended(error)
                 return  # its future holds the exception (and so its traceback): not kept
-            call.future = future
-            if self._heavy:  # a big result: the call keeps it as shown, not the future holding it
+            if self._heavy:  # a big result: the call keeps it as shown, not the result itself
                 kept = self._heavy.pop(call.message.get("id"), None)
                 if kept is not None:
-                    call.future = None
                     call.kept, call.size_in = kept
+                    return
+            try:  # done: this is the finally after its await (or its blocking wait)
+                call.answer = future.result()
+            except BaseException:  # it ended otherwise: no result to show
+                pass
 
 
 class History:

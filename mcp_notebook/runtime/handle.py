@@ -216,7 +216,7 @@ class Server(ServerFacts):
         call's progress; Cancel or an interrupt cancels the task): a tool whose
         ``execution.taskSupport`` is ``required`` is called as a task, an ``optional`` one
         when ``task=True``; a 2026-07-28 server decides for itself."""
-        arguments = tool_arguments(name, arguments)
+        arguments = dict(tool_arguments(name, arguments))  # as sent (the history keeps it): not the caller's dict
         plan = await self._plan(steps, name, validate, task, on_progress)
         return await self._call_planned(steps, plan, arguments, timeout, True, CallResult.from_raw)
 
@@ -248,7 +248,7 @@ class Server(ServerFacts):
             request = self.runtime.approval_request(self.name, name, tool, arguments)
             if request is not None:
                 self.runtime.take_answer(request, await steps.approve(request))
-        params: JSON = {"name": name, "arguments": dict(arguments)}  # as sent (the history keeps it)
+        params: JSON = {"name": name, "arguments": arguments}  # a map's rows are fresh dicts, a call's a copy
         self.last_arguments[name] = arguments
         if plan.as_task:
             params["task"] = {}
