@@ -252,10 +252,11 @@ class ServerRecorder:
                 if kept is not None:
                     call.kept, call.size_in = kept
                     return
-            try:  # done: this is the finally after its await (or its blocking wait)
-                call.answer = future.result()
-            except BaseException:  # it ended otherwise: no result to show
-                pass
+            if future.done():  # it is (this is the finally after its wait): never waited on here
+                try:
+                    call.answer = future.result()
+                except BaseException:  # it ended otherwise: no result to show
+                    pass
 
 
 class History:

@@ -255,7 +255,7 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
-            self.recorder.done(pending.call, pending.future)  # reads the outcome in flight
+            self.recorder.done(pending.call, pending.future)  # the outcome, as it ends
 
     @property
     def can_block(self) -> bool:
@@ -296,7 +296,7 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
-            self.recorder.done(pending.call, pending.future)  # reads the outcome in flight
+            self.recorder.done(pending.call, pending.future)  # the outcome, as it ends
 
     def _wait_here(self, transport: BlockingTransport, pending: Pending, waker: Waker | None) -> JSON:
         """A blocking request's wait: read the reply on this thread when nobody else is

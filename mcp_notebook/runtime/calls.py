@@ -1,6 +1,7 @@
 """What a tool call needs besides the handle: the ``ToolPlan`` (what every call of one tool
 shares: its listing entry, whether to validate, whether to send it as a task, the progress
-display, what its requests go through), and the message for a server that needs a page visited first (-32042).
+display, what its requests go through, the era), the ``Finish`` step that makes the
+caller's result, and the message for a server that needs a page visited first (-32042).
 
 ``Server.call_tool`` plans and calls; ``Server.map`` plans once and calls once per row
 (its approval asked once for the whole map): one implementation of a call for both.
