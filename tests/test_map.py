@@ -334,6 +334,17 @@ def test_a_server_killed_midway_ends_the_map(everything_cmd: tuple[str, list[str
     assert len(failed) > 0 and failed["error"].str.contains("exited").all(), failed["error"].unique()[:3]
 
 
+def test_a_map_over_a_server_that_died_before_it_marks_every_row(client: Client) -> None:
+    server = client.add("dead", *faulty_cmd("ok"))
+    with pytest.raises(ServerExited):
+        server.call_tool("die")  # the process exits mid-call; the call says so once the exit is seen
+    # Its tools' listing is still cached: the map gets as far as its rows, and each says why.
+    out = server.map("echo", [{"message": f"m{i}"} for i in range(5)], concurrency=2)
+    assert len(out) == 5 and out["is_error"].all()
+    assert out["error"].str.contains("NotConnected: server 'dead' is not connected: ").all(), list(out["error"])
+    assert out["error"].str.contains("code 3").all(), list(out["error"])  # how it ended
+
+
 class Asks(Interaction):
     """Answers approvals as a person would, and keeps what it was asked."""
 
