@@ -463,8 +463,11 @@ class SessionLink:
     def request(
         self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
     ) -> Coroutine[Any, Any, JSON]:
+        session = self.session
+        if session.closed:  # a fresh error per row, naming its method: one shared would gather every row's traceback
+            raise session.closed_exception(method)
         timeout = self.timeout if timeout is DEFAULT else timeout
-        return self.session.request(method, params, timeout=timeout, on_progress=on_progress)
+        return session.request(method, params, timeout=timeout, on_progress=on_progress)
 
     def request_blocking(
         self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
