@@ -469,11 +469,5 @@ class SessionLink:
         timeout = self.timeout if timeout is DEFAULT else timeout
         return session.request(method, params, timeout=timeout, on_progress=on_progress)
 
-    def request_blocking(
-        self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
-    ) -> JSON:
-        timeout = self.timeout if timeout is DEFAULT else timeout
-        return self.session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
-
 
 __all__ = ["Connection", "SessionLink"]

@@ -327,13 +327,13 @@ class Server(ServerFacts):
                 request = dataclasses.replace(request, rows=source.total, examples=examples)
                 runtime.take_answer(request, await steps.approve(request))
         # The rows' requests go through a link resolved once (over stdio, the session itself).
-        link, granted = self.connection.steady(), GrantedSteps()
-        plan = (await self._plan(steps, tool, None, None, None))._replace(link=link)
+        granted = GrantedSteps(via=self.connection.steady())
+        plan = await self._plan(steps, tool, None, None, None)
         per_call = DEFAULT if timeout is None else timeout
 
         async def replanned(arguments: JSON) -> JSON:
             nonlocal plan  # the tool's listing changed mid-map: later rows follow the new one
-            plan = (await self._plan(granted, tool, None, None, None))._replace(link=link)
+            plan = await self._plan(granted, tool, None, None, None)
             return await self._call_planned(granted, plan, arguments, per_call, False, result_fields)
 
         def call(arguments: JSON) -> Awaitable[JSON]:
