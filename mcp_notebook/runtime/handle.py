@@ -227,10 +227,12 @@ class Server(ServerFacts):
         runtime = self.runtime
         check = runtime.settings.validate if validate is None else validate
         tool = self._cached_tool(name)
-        modern = self.modern
-        legacy_tasks = not modern and offers_tasks(self.capabilities)
-        if tool is None and (check or runtime.approval.mode != "never" or legacy_tasks):
+        if tool is None and (
+            check or runtime.approval.mode != "never" or (not self.modern and offers_tasks(self.capabilities))
+        ):
             tool = await steps.run(self._find_tool(name, required=check), self.name)
+        modern = self.modern  # read after the listing, which may have opened a new session (of another era)
+        legacy_tasks = not modern and offers_tasks(self.capabilities)
         as_task = legacy_tasks and augment(tool, self.capabilities, task)
         progress = call_progress(runtime.interaction, self.name, name, on_progress)
         return ToolPlan(name, tool, check, as_task, progress, self.connection, modern)
