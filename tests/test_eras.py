@@ -139,6 +139,25 @@ def test_remote_servers_under_auto(client: Client, peer: str) -> None:
         client.remove("remote")
 
 
+@pytest.mark.usefixtures("patient_probe")
+def test_a_call_after_a_server_upgraded_to_modern_only_follows_the_new_era(client: Client) -> None:
+    # A legacy session with server-everything; then, on the same URL, a modern-only server
+    # that runs slow_task as a task. The call's listing finds the session gone (404), the
+    # new session is modern (initialize refused, probed again): the call is planned in that
+    # era, and so its task is followed to its result.
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    with running([node(), str(EVERYTHING), "streamableHttp"], port, {"PORT": str(port)}) as legacy:
+        server = client.add("upgraded", url=url)
+        assert server.protocol_version == "2025-11-25"
+        legacy.kill()
+        legacy.wait()
+    with running([sys.executable, str(SERVERS / "sdk_tasks.py"), "--http", str(port), "--modern-only"], port):
+        result = server.call_tool("slow_task", {"seconds": 0})
+        assert server.protocol_version == "2026-07-28"
+        assert result.text == "slept 0 s", result
+
+
 # -- pins --------------------------------------------------------------------------------------
 
 

@@ -318,3 +318,16 @@ def test_the_history_keeps_arguments_as_sent(module_client: Client, demo: Server
     sent = module_client.transcript("demo")
     sent = sent[sent["direction"] == "→ sent"]  # (the server's error may echo what it was sent)
     assert SECRET not in sent["summary"].str.cat() + sent["payload"].astype(str).str.cat()
+
+
+def test_a_call_made_while_the_caller_handles_an_error_is_recorded_as_it_ended(
+    module_client: Client, demo: Server
+) -> None:
+    module_client.runtime.history.clear()
+    try:
+        raise ValueError("the caller's own, handled")
+    except ValueError:
+        result = demo.call_tool("query_penguins", {"species": "Gentoo", "limit": 1})
+    (call,) = [c for c in module_client.calls("demo") if c.method == "tools/call"]
+    assert call.outcome == "ok", call.outcome  # not the ValueError, handled before the call began
+    assert call.result["content"][0]["text"] == result.text

@@ -334,6 +334,36 @@ def test_a_server_killed_midway_ends_the_map(everything_cmd: tuple[str, list[str
     assert len(failed) > 0 and failed["error"].str.contains("exited").all(), failed["error"].unique()[:3]
 
 
+def test_a_map_over_a_server_that_died_before_it_marks_every_row(client: Client) -> None:
+    server = client.add("dead", *faulty_cmd("ok"))
+    with pytest.raises(ServerExited):
+        server.call_tool("die")  # the process exits mid-call; the call says so once the exit is seen
+    # Its tools' listing is still cached: the map gets as far as its rows, and each says why.
+    out = server.map("echo", [{"message": f"m{i}"} for i in range(5)], concurrency=2)
+    assert len(out) == 5 and out["is_error"].all()
+    assert out["error"].str.contains("NotConnected: server 'dead' is not connected: ").all(), list(out["error"])
+    assert out["error"].str.contains("code 3").all(), list(out["error"])  # how it ended
+
+
+def test_each_row_sent_through_a_closed_session_gets_its_own_error(client: Client) -> None:
+    server = client.add("dies", *faulty_cmd("ok"))
+    link = server.connection.steady()  # what a map's rows go through: over stdio, the open session
+    with pytest.raises(ServerExited):
+        server.call_tool("die")
+
+    async def row() -> Any:
+        return await link.request("tools/call", {"name": "echo", "arguments": {}}, None, None)
+
+    errors = []
+    for _ in range(2):
+        with pytest.raises(ServerExited) as info:
+            client.runtime.run(row())
+        errors.append(info.value)
+    # One exception shared by every row would gather each row's traceback (a map's thousands).
+    assert errors[0] is not errors[1]
+    assert all(str(e).startswith("tools/call: ") and "code 3" in str(e) for e in errors), errors
+
+
 class Asks(Interaction):
     """Answers approvals as a person would, and keeps what it was asked."""
 

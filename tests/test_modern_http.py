@@ -122,6 +122,12 @@ def test_a_call_refused_for_its_headers_lists_tools_again_and_retries_once(clien
     first, second = recorded.posts("tools/call")
     assert header(first, "Mcp-Param-Region") is None and header(second, "Mcp-Param-Region") == "eu-west1"
     assert len(recorded.posts("tools/list")) == 1
+    # The history: the refusal, then the retry as it ended (ok, with its answer), though it
+    # was sent while the refusal was being handled.
+    refused, retried = [c for c in client.calls("sdk") if c.method == "tools/call"]
+    assert "(code -32020)" in refused.outcome, refused.outcome
+    assert retried.outcome == "ok", retried.outcome
+    assert retried.result["content"][0]["text"] == "routed to eu-west1"
 
 
 def test_a_tool_with_an_invalid_x_mcp_header_is_left_out_and_said_once(

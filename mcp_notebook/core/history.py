@@ -241,22 +241,22 @@ class ServerRecorder:
             self._history.transcripts[self.server].append(("in", time.time(), message, None))
 
     def done(self, call: Call | None, future: Any) -> None:
+        """``future``: an asyncio.Future or an Answer (a blocking request's), never waited on here."""
         if call is not None:
             call.duration = time.monotonic() - call.started
-            error = sys.exc_info()[1]  # called from a finally: the exception on its way out, if any
-            if error is not None:
-                call.error = ended(error)
+            # An answered future says it ended well, whatever sys.exc_info() says: a request
+            # sent inside an except block (a -32020 retry, a caller's handler) sees the
+            # error handled there, not one of its own.
+            if not future.done() or future.cancelled() or future.exception() is not None:
+                error = sys.exc_info()[1]  # called from a finally: the exception on its way out
+                call.error = "no answer" if error is None else ended(error)
                 return  # its future holds the exception (and so its traceback): not kept
             if self._heavy:  # a big result: the call keeps it as shown, not the result itself
                 kept = self._heavy.pop(call.message.get("id"), None)
                 if kept is not None:
                     call.kept, call.size_in = kept
                     return
-            if future.done():  # it is (this is the finally after its wait): never waited on here
-                try:
-                    call.answer = future.result()
-                except BaseException:  # it ended otherwise: no result to show
-                    pass
+            call.answer = future.result()
 
 
 class History:

@@ -93,6 +93,13 @@ class Answer:
     def done(self) -> bool:
         return self._done
 
+    def cancelled(self) -> bool:
+        return False  # a cancelled blocking request fails (RequestCancelled): as asyncio.Future's, for the history
+
+    def exception(self) -> BaseException | None:
+        """Its error, once done (None: it has a result)."""
+        return self._error
+
     def set_result(self, result: Any) -> None:
         self._result = result
         self._finish()

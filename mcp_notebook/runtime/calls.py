@@ -37,7 +37,7 @@ class ToolPlan(NamedTuple):
     validate: bool  # check the arguments against its inputSchema
     as_task: bool  # a legacy (2025-11-25) tools/call sent task-augmented
     progress: ProgressCallback | None  # the caller's callback and the interaction's display
-    link: Link  # what its requests go through: the connection (a map's rows: Connection.steady())
+    link: Link  # what its requests go through: the connection (a map's rows: its GrantedSteps' via)
     modern: bool  # the connection speaks the 2026-07-28 era
 
     def __repr__(self) -> str:

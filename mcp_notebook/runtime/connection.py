@@ -323,10 +323,15 @@ class Connection:
         """What many requests in a row go through (a bulk map's rows, on the loop): over
         stdio the open session itself, checked once here, since its sessions never end
         (one that closes fails the next request with why); a remote connection, whose
-        sessions are renewed, is itself."""
+        sessions are renewed, is itself, and so is one with no open session (an exited
+        server): each row's request then fails with why, and the map keeps its frame."""
         if self.remote:
             return self
-        return SessionLink(self.name, self.connected(), self.request_timeout)
+        try:
+            session = self.connected()
+        except MCPError:
+            return self
+        return SessionLink(self.name, session, self.request_timeout)
 
     def request_blocking(
         self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
@@ -458,14 +463,11 @@ class SessionLink:
     def request(
         self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
     ) -> Coroutine[Any, Any, JSON]:
+        session = self.session
+        if session.closed:  # a fresh error per row, naming its method: one shared would gather every row's traceback
+            raise session.closed_exception(method)
         timeout = self.timeout if timeout is DEFAULT else timeout
-        return self.session.request(method, params, timeout=timeout, on_progress=on_progress)
-
-    def request_blocking(
-        self, method: str, params: JSON | None, timeout: Any = DEFAULT, on_progress: ProgressCallback | None = None
-    ) -> JSON:
-        timeout = self.timeout if timeout is DEFAULT else timeout
-        return self.session.request_blocking(method, params, timeout=timeout, on_progress=on_progress)
+        return session.request(method, params, timeout=timeout, on_progress=on_progress)
 
 
 __all__ = ["Connection", "SessionLink"]

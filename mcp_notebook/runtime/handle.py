@@ -227,10 +227,12 @@ class Server(ServerFacts):
         runtime = self.runtime
         check = runtime.settings.validate if validate is None else validate
         tool = self._cached_tool(name)
-        modern = self.modern
-        legacy_tasks = not modern and offers_tasks(self.capabilities)
-        if tool is None and (check or runtime.approval.mode != "never" or legacy_tasks):
+        if tool is None and (
+            check or runtime.approval.mode != "never" or (not self.modern and offers_tasks(self.capabilities))
+        ):
             tool = await steps.run(self._find_tool(name, required=check), self.name)
+        modern = self.modern  # read after the listing, which may have opened a new session (of another era)
+        legacy_tasks = not modern and offers_tasks(self.capabilities)
         as_task = legacy_tasks and augment(tool, self.capabilities, task)
         progress = call_progress(runtime.interaction, self.name, name, on_progress)
         return ToolPlan(name, tool, check, as_task, progress, self.connection, modern)
@@ -327,13 +329,13 @@ class Server(ServerFacts):
                 request = dataclasses.replace(request, rows=source.total, examples=examples)
                 runtime.take_answer(request, await steps.approve(request))
         # The rows' requests go through a link resolved once (over stdio, the session itself).
-        link, granted = self.connection.steady(), GrantedSteps()
-        plan = (await self._plan(steps, tool, None, None, None))._replace(link=link)
+        granted = GrantedSteps(via=self.connection.steady())
+        plan = await self._plan(steps, tool, None, None, None)
         per_call = DEFAULT if timeout is None else timeout
 
         async def replanned(arguments: JSON) -> JSON:
             nonlocal plan  # the tool's listing changed mid-map: later rows follow the new one
-            plan = (await self._plan(granted, tool, None, None, None))._replace(link=link)
+            plan = await self._plan(granted, tool, None, None, None)
             return await self._call_planned(granted, plan, arguments, per_call, False, result_fields)
 
         def call(arguments: JSON) -> Awaitable[JSON]:

@@ -33,8 +33,9 @@ P = ParamSpec("P")
 JSON = dict[str, Any]
 
 
-class Link(Protocol):
-    """What a request is sent through (a ``Connection``)."""
+class LoopLink(Protocol):
+    """What a request on the background loop is sent through (a ``Connection``, or what
+    its ``steady()`` gives)."""
 
     @property
     def name(self) -> str: ...
@@ -44,6 +45,10 @@ class Link(Protocol):
     ) -> Coroutine[Any, Any, JSON]:
         """The request, as a coroutine for the background loop."""
         ...
+
+
+class Link(LoopLink, Protocol):
+    """What a request is sent through, either way (a ``Connection``)."""
 
     def request_blocking(
         self, method: str, params: JSON | None, timeout: Any, on_progress: ProgressCallback | None
@@ -148,8 +153,11 @@ class GrantedSteps:
 
     awaiting = True
 
-    def __init__(self, answer: ApprovalAnswer = "approve") -> None:
+    def __init__(self, answer: ApprovalAnswer = "approve", via: LoopLink | None = None) -> None:
         self._answer: ApprovalAnswer = answer
+        # What requests go through instead of the link given (a map's rows: the connection's
+        # steady() link, resolved once for them all).
+        self._via = via
 
     def __repr__(self) -> str:
         return "<GrantedSteps>"
@@ -168,7 +176,8 @@ class GrantedSteps:
         timeout: Any,
         on_progress: ProgressCallback | None = None,
     ) -> Coroutine[Any, Any, JSON]:
-        return link.request(method, params, timeout, on_progress)
+        via = self._via
+        return (link if via is None else via).request(method, params, timeout, on_progress)
 
 
 def drive(coro: Coroutine[Any, Any, T]) -> T:
@@ -242,4 +251,14 @@ def _named(method: F, op: Callable[..., Any], name: str) -> F:
     return method
 
 
-__all__ = ["AwaitingSteps", "BlockingSteps", "GrantedSteps", "Link", "Steps", "awaitable", "blocking", "drive"]
+__all__ = [
+    "AwaitingSteps",
+    "BlockingSteps",
+    "GrantedSteps",
+    "Link",
+    "LoopLink",
+    "Steps",
+    "awaitable",
+    "blocking",
+    "drive",
+]

@@ -4,7 +4,7 @@ extension mechanism (``Extension``: methods and a ``tools/call`` interceptor); t
 itself is written here from the spec's text.
 
     python tests/servers/sdk_tasks.py [--http PORT] [--eager inline|bare] [--ask METHOD]
-                                      [--fail-get status|unknown]
+                                      [--fail-get status|unknown] [--modern-only]
 
 To a client that declares the extension in its per-request capabilities, ``slow_task``
 (``seconds``, default 1; three steps, each with a status message) and ``confirm_task`` (asks
@@ -20,6 +20,8 @@ its work settles in (``slow_task seconds=0`` already ``completed``, ``confirm_ta
 that method instead of ``elicitation/create``; ``--fail-get status`` answers ``tasks/get`` of
 a working task with an unknown status, ``--fail-get unknown`` refuses it (-32602, as for a
 task the server forgot). The tool ``task_requests`` lists the tasks/* requests seen so far.
+``--modern-only`` answers ``initialize`` with -32022, as a server that dropped the legacy era
+would (one upgraded under a client that spoke legacy with it).
 """
 
 from __future__ import annotations
@@ -184,14 +186,25 @@ def task_requests() -> str:
     return " ".join(SEEN)
 
 
+def modern_only(ctx: Any, call_next: Any) -> Any:
+    if ctx.method == "initialize":
+        raise MCPError.from_error_data(
+            ErrorData(code=-32022, message="Unsupported protocol version", data={"supported": ["2026-07-28"]})
+        )
+    return call_next(ctx)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, metavar="PORT")
     parser.add_argument("--eager", choices=["inline", "bare"])
     parser.add_argument("--ask", default="elicitation/create", metavar="METHOD")
     parser.add_argument("--fail-get", choices=["status", "unknown"])
+    parser.add_argument("--modern-only", action="store_true")
     opts = parser.parse_args()
     OPTIONS.eager, OPTIONS.ask, OPTIONS.fail_get = opts.eager, opts.ask, opts.fail_get
+    if opts.modern_only:
+        server.middleware.append(modern_only)
     serve(server, opts.http)
 
 
