@@ -11,6 +11,7 @@ Below them, each reader on literal results (pure functions).
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -330,3 +331,54 @@ def test_a_big_python_literal_is_read_only_when_asked() -> None:
     assert len(text) > 1_000_000
     with pytest.raises(ValueError, match=r"holds no table.*format="):
         _text_result(text).to_frame()
+
+
+def test_codes_far_down_a_big_csv_stay_text() -> None:
+    # pandas' parser reads the numbers; a scan of the bytes finds the columns where a code
+    # hides (after thousands of numbers, quoted, or after a "+"), and those stay text.
+    rows = "".join(f"{10000 + i},{i},{i * 7},x{i}\n" for i in range(5000))
+    frame = _text_result("zip,n,phone,name\n" + rows + "01234,1,+4915,y\n" + rows).to_frame()
+    assert dtypes(frame) == {"zip": "text", "n": "int64", "phone": "text", "name": "text"}
+    assert frame["zip"][5000] == "01234" and frame["phone"][5000] == "+4915" and frame["zip"][0] == "10000"
+    quoted = "".join(f'{10000 + i},{i},"a, b"\n' for i in range(3000))
+    frame = _text_result("zip,n,note\n" + quoted + '"01234",1,"c"\n').to_frame()
+    assert dtypes(frame) == {"zip": "text", "n": "int64", "note": "text"} and frame["zip"].iloc[-1] == "01234"
+    times = _text_result("id,at\n" + "".join(f"{i},09:{i % 60:02d}\n" for i in range(200))).to_frame()
+    assert dtypes(times) == {"id": "int64", "at": "text"}  # "09:…" starts like a code, in a column of text
+
+
+def test_a_column_that_turns_to_text_far_down_is_text() -> None:
+    # pandas reads a big CSV in chunks: numbers in one, text in a later one gave a mix of both.
+    frame = _text_result("a,b\n" + "1,x\n" * 300_000 + "y,2\n").to_frame()
+    assert dtypes(frame) == {"a": "text", "b": "text"} and frame["a"].iloc[0] == "1"
+
+
+def test_na_words_beside_numbers_booleans_and_dates_are_missing() -> None:
+    frame = _text_result("a,b,c,d,e\n1,NA,true,2024-01-01,NA\nNA,2.5,null,N/A,US\n3,,false,2024-01-03,FR\n").to_frame()
+    assert dtypes(frame) == {"a": "Int64", "b": "float64", "c": "boolean", "d": "datetime64", "e": "text"}
+    assert frame["a"].isna().tolist() == [False, True, False] and frame["e"].tolist() == ["NA", "US", "FR"]
+
+
+def test_without_pyarrow_the_same_table() -> None:
+    # pyarrow (when installed) parses dates and matches codes in C++; pandas alone (a fresh
+    # interpreter where importing pyarrow fails, as if not installed) gives the same table.
+    script = """
+import json, sys
+sys.modules["pyarrow"] = None
+from mcp_notebook import CallResult
+rows = "".join(
+    f"{i},{'0' if i == 150 else '1'}{i:04d},2024-01-{i % 28 + 1:02d}T10:00:00+02:00,2024-02-{i % 28 + 1:02d},{i}.5\\n"
+    for i in range(200)
+)
+frame = CallResult.from_raw("s", "t", {"content": [{"type": "text", "text": "id,zip,at,day,n\\n" + rows}]}).to_frame()
+print(json.dumps([{c: str(t) for c, t in frame.dtypes.items()}, frame.astype(str).values.tolist()]))
+"""
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+        for code in (script, script.replace('sys.modules["pyarrow"] = None', ""))
+    ]
+    assert json.loads(runs[0]) == json.loads(runs[1])
+    kinds, values = json.loads(runs[0])
+    assert kinds["id"] == "int64" and kinds["n"] == "float64" and kinds["day"].startswith("datetime64[")
+    assert kinds["at"].startswith("datetime64[") and kinds["at"].endswith(", UTC]")
+    assert values[150][1] == "00150" and values[0][2] == "2024-01-01 08:00:00+00:00"
