@@ -10,6 +10,7 @@ Below them, each reader on literal results (pure functions).
 
 from __future__ import annotations
 
+import datetime
 import json
 import subprocess
 import sys
@@ -382,3 +383,58 @@ print(json.dumps([{c: str(t) for c, t in frame.dtypes.items()}, frame.astype(str
     assert kinds["id"] == "int64" and kinds["n"] == "float64" and kinds["day"].startswith("datetime64[")
     assert kinds["at"].startswith("datetime64[") and kinds["at"].endswith(", UTC]")
     assert values[150][1] == "00150" and values[0][2] == "2024-01-01 08:00:00+00:00"
+
+
+def test_a_header_row_alone_is_an_empty_table_with_its_columns() -> None:
+    empty = _text_result("id,name,total\n").to_frame()
+    assert empty.empty and list(empty.columns) == ["id", "name", "total"]
+    for prose in ("id,name,total", "Just one line, with a comma\n"):  # no line break after it, or words
+        with pytest.raises(ValueError, match="holds no table"):
+            _text_result(prose).to_frame()
+    assert list(_text_result("order id,total\n").to_frame(format="csv").columns) == ["order id", "total"]
+
+
+def test_a_forced_reader_that_finds_no_table_says_so() -> None:
+    with pytest.raises(ValueError) as caught:
+        _text_result("[{'a': 1, 'b': 'x'}, {'a': 2, 'b': 'y'}]").to_frame(format="csv")
+    assert str(caught.value).startswith("the result of 't' holds no csv table: one line, and not a header row; ")
+    assert "\n" not in str(caught.value)
+
+
+def test_python_rows_with_dates_decimals_and_uuids() -> None:
+    # str() of a list of dict rows, as Python database servers print them: the constructors
+    # are read from the syntax tree, never run.
+    text = (
+        "[{'id': UUID('12345678-1234-5678-1234-567812345678'), 'day': datetime.date(2024, 5, 1), "
+        "'at': datetime.datetime(2024, 5, 1, 10, 0, tzinfo=datetime.timezone.utc), 'opens': datetime.time(9, 30), "
+        "'price': Decimal('12.50')}, {'id': UUID('12345678-1234-5678-1234-567812345679'), 'day': date(2024, 5, 2), "
+        "'at': datetime.datetime(2024, 5, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(seconds=7200))), "
+        "'opens': datetime.time(10, 0), 'price': Decimal('7.25')}]"
+    )
+    frame = _text_result(text).to_frame()
+    assert dtypes(frame) == {
+        "id": "text",
+        "day": "datetime64",
+        "at": "datetime64 UTC",
+        "opens": "object",  # pandas has no time-of-day dtype: datetime.time values
+        "price": "float64",
+    }
+    assert frame["id"][0] == "12345678-1234-5678-1234-567812345678" and frame["price"].sum() == 19.75
+    assert frame["at"][0] == frame["at"][1] == pd.Timestamp("2024-05-01T10:00:00Z")
+    assert frame["opens"][0] == datetime.time(9, 30)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "os.system('touch x')",
+        "datetime.date(2024, 5, int('1'))",
+        "Decimal(x)",
+        "datetime.datetime(2024, 1, 1, tzinfo=zoneinfo.ZoneInfo(key='UTC'))",
+        "datetime.date(**{'year': 2024})",
+        "__import__('os')",
+    ],
+)
+def test_other_calls_in_a_python_literal_are_refused(call: str) -> None:
+    with pytest.raises(ValueError, match="holds no python table: not a Python literal"):
+        _text_result(f"[{{'a': {call}}}]").to_frame(format="python")
