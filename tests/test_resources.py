@@ -40,10 +40,8 @@ def test_a_csv_resource_gets_the_dtypes_a_tool_result_gets(demo) -> None:  # typ
     # from the query tool (structured records) give the same dtypes; ISO dates are dates.
     resource = demo.read_resource("penguins://species/{species}.csv", species="Gentoo").to_frame()
     tool = demo.call_tool("query_penguins", {"species": "Gentoo", "limit": 344}).to_frame()
-    assert resource.dtypes.to_dict() == tool.dtypes.to_dict()
     assert str(resource["body_mass_g"].dtype) == "Int64" and resource["body_mass_g"].isna().sum() == 1
-    numbers = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g", "year"]
-    pd.testing.assert_frame_equal(resource[numbers], tool[numbers])
+    pd.testing.assert_frame_equal(resource, tool)  # "NA" in the CSV's sex column too: missing, as None is
     client = Client()
     try:
         table = client.add("tables", sys.executable, [TABLE, "0.1"]).read_resource("table://data.csv").to_frame()

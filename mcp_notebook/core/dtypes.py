@@ -11,8 +11,8 @@ values have, by these rules, column by column:
   ``datetime64`` (in UTC when they carry an offset; left as text when some of the first
   values do and some don't, or when a later one is no ISO date);
 - in a column that becomes numbers, booleans or dates, ``NA``, ``N/A``, ``null``, ``None``,
-  ``NaN`` and the like are missing values; in a column of text they stay text (``NA`` is
-  Namibia's code);
+  ``NaN`` and the like are missing values, and then in the table's text columns too (the
+  table writes missing values so); otherwise they stay text (``NA`` is Namibia's code);
 - text that only looks like a number stays text: a leading zero (``01234``), a leading
   ``+`` (``+15551234567``);
 - Python ints with missing values: ``Int64``; floats with missing values whose other values
@@ -53,11 +53,25 @@ _EXACT = 2**53  # floats beyond this are not exact integers
 def typed(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with each column in the dtype its values have (see the module's rules).
     The frame given is not changed; it is returned as it is when no column changes."""
+    import pandas as pd
+
     changed = {}
     for i in range(frame.shape[1]):
         column = _typed_column(frame.iloc[:, i])
         if column is not None:
             changed[i] = column
+    # The words the table used for a missing number, boolean or date are missing in its text too.
+    markers: set[str] = set()
+    for i in changed:
+        original = frame.iloc[:, i]
+        if original.dtype == object or isinstance(original.dtype, pd.StringDtype):
+            markers.update(original[original.isin(MISSING)].unique())
+    for i in range(frame.shape[1]) if markers else ():
+        column = frame.iloc[:, i]
+        if i not in changed and (column.dtype == object or isinstance(column.dtype, pd.StringDtype)):
+            blank = column.isin(markers)
+            if blank.any():
+                changed[i] = column.where(~blank)
     if not changed:
         return frame
     frame = frame.copy(deep=False)
