@@ -14,6 +14,11 @@ and for CSV a third row: the floor with the text encoded once and read from byte
 Both run in interleaved rounds (order alternating) after a warm-up read each; the table
 gives the median wall, the spread and the ratio to (a). Target: CSV (b) <= 1.3x (a).
 
+Then the same CSV as a tool result's text, in this process (no server): ``to_frame()`` of a
+``CallResult`` holding it (the readers sniff it, pandas' C parser reads it, codes are looked for,
+dtypes given: ``day`` becomes datetime64) against the floor ``pandas.read_csv`` of the same
+text's bytes (``day`` left as text). Target: <= 1.3x.
+
 Then the same CSV at ``--big-mb`` MB, read with ``max_message_size`` raised (it is over the
 default 32 MiB), and the error a client with the default limit gets for it (one line; the
 connection stays usable: a small resource is read after it).
@@ -94,6 +99,41 @@ class Ours:
         self.client.close()
 
 
+class TextFloor:
+    """The floor for a tool result's CSV text: ``pandas.read_csv`` of its bytes."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def frame(self, uri: str) -> Any:
+        import pandas as pd
+
+        return pd.read_csv(io.BytesIO(self.text.encode()))
+
+
+class ToolText:
+    """``CallResult.to_frame()`` of a tool result whose one text block is the CSV."""
+
+    def __init__(self, text: str) -> None:
+        from mcp_notebook import CallResult
+
+        self.result = CallResult.from_raw("tables", "table", {"content": [{"type": "text", "text": text}]})
+
+    def frame(self, uri: str) -> Any:
+        return self.result.to_frame()
+
+
+def table_text(megabytes: float) -> str:
+    """The CSV the server makes, made here (the same generator)."""
+    sys.path.insert(0, str(ROOT / "tests/servers"))
+    saved, sys.argv = sys.argv, [SERVER, "0"]  # the module reads its size from argv when imported
+    try:
+        import tables_raw
+    finally:
+        sys.argv = saved
+    return str(tables_raw.table_csv(megabytes))
+
+
 def timed(side: Any, uri: str) -> float:
     t = time.perf_counter()
     side.frame(uri)
@@ -139,6 +179,9 @@ def main() -> None:
     finally:
         for side in sides.values():
             side.close()
+    text = table_text(opts.mb)
+    tool = {"floor: read_csv(BytesIO(text.encode()))": TextFloor(text), "CallResult.to_frame()": ToolText(text)}
+    compare(f"{opts.mb:g} MB CSV as a tool result's text", tool, "", opts.rounds)
     if opts.no_big:
         return
 

@@ -10,7 +10,9 @@ Below them, each reader on literal results (pure functions).
 
 from __future__ import annotations
 
+import datetime
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -330,3 +332,112 @@ def test_a_big_python_literal_is_read_only_when_asked() -> None:
     assert len(text) > 1_000_000
     with pytest.raises(ValueError, match=r"holds no table.*format="):
         _text_result(text).to_frame()
+
+
+def test_codes_far_down_a_big_csv_stay_text() -> None:
+    # pandas' parser reads the numbers; a scan of the bytes finds the columns where a code
+    # hides (after thousands of numbers, quoted, or after a "+"), and those stay text.
+    rows = "".join(f"{10000 + i},{i},{i * 7},x{i}\n" for i in range(5000))
+    frame = _text_result("zip,n,phone,name\n" + rows + "01234,1,+4915,y\n" + rows).to_frame()
+    assert dtypes(frame) == {"zip": "text", "n": "int64", "phone": "text", "name": "text"}
+    assert frame["zip"][5000] == "01234" and frame["phone"][5000] == "+4915" and frame["zip"][0] == "10000"
+    quoted = "".join(f'{10000 + i},{i},"a, b"\n' for i in range(3000))
+    frame = _text_result("zip,n,note\n" + quoted + '"01234",1,"c"\n').to_frame()
+    assert dtypes(frame) == {"zip": "text", "n": "int64", "note": "text"} and frame["zip"].iloc[-1] == "01234"
+    times = _text_result("id,at\n" + "".join(f"{i},09:{i % 60:02d}\n" for i in range(200))).to_frame()
+    assert dtypes(times) == {"id": "int64", "at": "text"}  # "09:…" starts like a code, in a column of text
+
+
+def test_a_column_that_turns_to_text_far_down_is_text() -> None:
+    # pandas reads a big CSV in chunks: numbers in one, text in a later one gave a mix of both.
+    frame = _text_result("a,b\n" + "1,x\n" * 300_000 + "y,2\n").to_frame()
+    assert dtypes(frame) == {"a": "text", "b": "text"} and frame["a"].iloc[0] == "1"
+
+
+def test_na_words_beside_numbers_booleans_and_dates_are_missing() -> None:
+    frame = _text_result("a,b,c,d,e\n1,NA,true,2024-01-01,NA\nNA,2.5,null,N/A,US\n3,,false,2024-01-03,FR\n").to_frame()
+    assert dtypes(frame) == {"a": "Int64", "b": "float64", "c": "boolean", "d": "datetime64", "e": "text"}
+    assert frame["a"].isna().tolist() == [False, True, False]
+    # The table writes a missing value "NA": so it is in its text too; without that, "NA" is text.
+    assert frame["e"].isna().tolist() == [True, False, False]
+    assert _text_result("e,n\nNA,1\nUS,2\n").to_frame()["e"].tolist() == ["NA", "US"]
+
+
+def test_without_pyarrow_the_same_table() -> None:
+    # pyarrow (when installed) parses dates and matches codes in C++; pandas alone (a fresh
+    # interpreter where importing pyarrow fails, as if not installed) gives the same table.
+    script = """
+import json, sys
+sys.modules["pyarrow"] = None
+from mcp_notebook import CallResult
+rows = "".join(
+    f"{i},{'0' if i == 150 else '1'}{i:04d},2024-01-{i % 28 + 1:02d}T10:00:00+02:00,2024-02-{i % 28 + 1:02d},{i}.5\\n"
+    for i in range(200)
+)
+frame = CallResult.from_raw("s", "t", {"content": [{"type": "text", "text": "id,zip,at,day,n\\n" + rows}]}).to_frame()
+print(json.dumps([{c: str(t) for c, t in frame.dtypes.items()}, frame.astype(str).values.tolist()]))
+"""
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+        for code in (script, script.replace('sys.modules["pyarrow"] = None', ""))
+    ]
+    assert json.loads(runs[0]) == json.loads(runs[1])
+    kinds, values = json.loads(runs[0])
+    assert kinds["id"] == "int64" and kinds["n"] == "float64" and kinds["day"].startswith("datetime64[")
+    assert kinds["at"].startswith("datetime64[") and kinds["at"].endswith(", UTC]")
+    assert values[150][1] == "00150" and values[0][2] == "2024-01-01 08:00:00+00:00"
+
+
+def test_a_header_row_alone_is_an_empty_table_with_its_columns() -> None:
+    empty = _text_result("id,name,total\n").to_frame()
+    assert empty.empty and list(empty.columns) == ["id", "name", "total"]
+    for prose in ("id,name,total", "Just one line, with a comma\n"):  # no line break after it, or words
+        with pytest.raises(ValueError, match="holds no table"):
+            _text_result(prose).to_frame()
+    assert list(_text_result("order id,total\n").to_frame(format="csv").columns) == ["order id", "total"]
+
+
+def test_a_forced_reader_that_finds_no_table_says_so() -> None:
+    with pytest.raises(ValueError) as caught:
+        _text_result("[{'a': 1, 'b': 'x'}, {'a': 2, 'b': 'y'}]").to_frame(format="csv")
+    assert str(caught.value).startswith("the result of 't' holds no csv table: one line, and not a header row; ")
+    assert "\n" not in str(caught.value)
+
+
+def test_python_rows_with_dates_decimals_and_uuids() -> None:
+    # str() of a list of dict rows, as Python database servers print them: the constructors
+    # are read from the syntax tree, never run.
+    text = (
+        "[{'id': UUID('12345678-1234-5678-1234-567812345678'), 'day': datetime.date(2024, 5, 1), "
+        "'at': datetime.datetime(2024, 5, 1, 10, 0, tzinfo=datetime.timezone.utc), 'opens': datetime.time(9, 30), "
+        "'price': Decimal('12.50')}, {'id': UUID('12345678-1234-5678-1234-567812345679'), 'day': date(2024, 5, 2), "
+        "'at': datetime.datetime(2024, 5, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(seconds=7200))), "
+        "'opens': datetime.time(10, 0), 'price': Decimal('7.25')}]"
+    )
+    frame = _text_result(text).to_frame()
+    assert dtypes(frame) == {
+        "id": "text",
+        "day": "datetime64",
+        "at": "datetime64 UTC",
+        "opens": "object",  # pandas has no time-of-day dtype: datetime.time values
+        "price": "float64",
+    }
+    assert frame["id"][0] == "12345678-1234-5678-1234-567812345678" and frame["price"].sum() == 19.75
+    assert frame["at"][0] == frame["at"][1] == pd.Timestamp("2024-05-01T10:00:00Z")
+    assert frame["opens"][0] == datetime.time(9, 30)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "os.system('touch x')",
+        "datetime.date(2024, 5, int('1'))",
+        "Decimal(x)",
+        "datetime.datetime(2024, 1, 1, tzinfo=zoneinfo.ZoneInfo(key='UTC'))",
+        "datetime.date(**{'year': 2024})",
+        "__import__('os')",
+    ],
+)
+def test_other_calls_in_a_python_literal_are_refused(call: str) -> None:
+    with pytest.raises(ValueError, match="holds no python table: not a Python literal"):
+        _text_result(f"[{{'a': {call}}}]").to_frame(format="python")

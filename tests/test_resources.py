@@ -35,6 +35,21 @@ def test_template_filled_from_values(demo) -> None:  # type: ignore[no-untyped-d
     assert set(adelie.to_frame()["species"]) == {"Adelie"}
 
 
+def test_a_csv_resource_gets_the_dtypes_a_tool_result_gets(demo) -> None:  # type: ignore[no-untyped-def]
+    # One path for CSV: the species resource (NA where a value is missing) and the same rows
+    # from the query tool (structured records) give the same dtypes; ISO dates are dates.
+    resource = demo.read_resource("penguins://species/{species}.csv", species="Gentoo").to_frame()
+    tool = demo.call_tool("query_penguins", {"species": "Gentoo", "limit": 344}).to_frame()
+    assert str(resource["body_mass_g"].dtype) == "Int64" and resource["body_mass_g"].isna().sum() == 1
+    pd.testing.assert_frame_equal(resource, tool)  # "NA" in the CSV's sex column too: missing, as None is
+    client = Client()
+    try:
+        table = client.add("tables", sys.executable, [TABLE, "0.1"]).read_resource("table://data.csv").to_frame()
+        assert table["day"].dtype.kind == "M" and table["day"][0] == pd.Timestamp("2026-01-01")
+    finally:
+        client.close()
+
+
 @pytest.mark.parametrize(
     ("uri", "values", "expected"),
     [

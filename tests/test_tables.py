@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -48,16 +49,28 @@ def test_csv_as_blob() -> None:
 
 
 def test_parquet() -> None:
-    if importlib.util.find_spec("pyarrow") is None and importlib.util.find_spec("fastparquet") is None:
-        with pytest.raises(ValueError, match="needs an extra package"):
-            resource("r://t.parquet", "application/vnd.apache.parquet", blob=b"PAR1").to_frame()
-        return
+    pytest.importorskip("pyarrow")  # the [test] extras have it; without it see the next test
     import io
 
     buffer = io.BytesIO()
     pd.DataFrame(RECORDS).to_parquet(buffer)
     frame = resource("r://t", "application/vnd.apache.parquet", blob=buffer.getvalue()).to_frame()
     assert frame.to_dict("records") == RECORDS
+
+
+def test_parquet_without_pyarrow_is_one_line_naming_it() -> None:
+    # A fresh interpreter where importing pyarrow fails, as if it were not installed.
+    script = (
+        "import sys; sys.modules['pyarrow'] = None; sys.modules['fastparquet'] = None\n"
+        "from mcp_notebook import ReadResult\n"
+        "item = {'uri': 'r://t.parquet', 'mimeType': 'application/vnd.apache.parquet', 'blob': 'UEFSMQ=='}\n"
+        "try:\n"
+        "    ReadResult.from_raw('s', 'r://t.parquet', {'contents': [item]}).to_frame()\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out == "reading r://t.parquet (application/vnd.apache.parquet) needs pyarrow: pip install pyarrow\n"
 
 
 def test_unreadable_type_says_what_it_reads() -> None:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from .delimited import csv_frame
 from .dtypes import typed
 
 if TYPE_CHECKING:
@@ -65,7 +66,8 @@ def contents_frame(contents: list[JSON], uri: str) -> pd.DataFrame:
 
     Each step once: a blob base64-decoded, text encoded to UTF-8 for pandas's parsers (they
     read bytes; given a str they encode it chunk by chunk, a third slower on a 30 MB CSV),
-    JSON parsed from the str itself."""
+    JSON parsed from the str itself. A CSV gets the dtypes a tool result's CSV text gets
+    (core/delimited.py: the same path)."""
     if not contents:
         raise ValueError(f"{uri} has no contents")
     item = contents[0]
@@ -93,9 +95,7 @@ def _source(data: str | bytes) -> io.BytesIO:
 
 
 def _csv(data: str | bytes, sep: str = ",") -> pd.DataFrame:
-    import pandas as pd
-
-    return pd.read_csv(_source(data), sep=sep)
+    return csv_frame(data.encode() if isinstance(data, str) else data, sep)
 
 
 def _json_lines(data: str | bytes) -> pd.DataFrame:

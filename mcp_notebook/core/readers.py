@@ -10,8 +10,9 @@ Most servers put their rows in text, not in ``structuredContent``. ``result_fram
    ``json`` (an array of objects, an object of arrays, an array of arrays under a header
    row, or an object holding one of those), ``jsonl`` (JSON Lines), ``csv`` (CSV or TSV:
    the delimiter sniffed, the header detected), ``markdown`` (pipe tables), ``python`` (a
-   Python literal of records, parsed by ``ast.literal_eval`` or, when it is JSON-shaped, by
-   the JSON parser; never evaluated);
+   Python literal of records, parsed by walking its syntax tree (core/literals.py: also
+   ``datetime.date(...)``, ``Decimal('...')``, ``UUID('...')`` and the like, as database
+   servers print rows) or, when it is JSON-shaped, by the JSON parser; never evaluated);
 3. ``resource``: each embedded resource block, by its MIME type (core/frames.py), or by the
    text readers when that type is not a table's.
 
@@ -26,7 +27,6 @@ bracketed text is JSON or Python, never CSV. pandas is imported inside the funct
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 import json
@@ -35,8 +35,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ArgumentError
+from .delimited import csv_frame
 from .dtypes import typed
 from .frames import ROW_KEYS, contents_frame, records_frame
+from .literals import literal
 from .text import clipped
 
 if TYPE_CHECKING:
@@ -58,7 +60,7 @@ JSON = dict[str, Any]
 
 MAX_LITERAL = 10_000_000
 """The longest text (characters) parsed as a Python literal when ``format="python"`` asks
-for it: ``ast.literal_eval`` builds a syntax tree many times the text's size."""
+for it: its syntax tree takes many times the text's size."""
 MAX_GUESSED_LITERAL = 1_000_000
 """The same, when the reader is only being tried (10 MB of tuples took 25 s and 2.9 GB)."""
 
@@ -66,6 +68,7 @@ _SAMPLE_LINES = 50  # a CSV's delimiter and width are judged on its first lines
 _SAMPLE_CHARS = 65_536
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")  # a Markdown table's |---|---|
 _CELL = re.compile(r"(?<!\\)\|")
+_NAME = re.compile(r"[^\W\d]\w*(?:[.-]\w+)*")  # a column name as a header row alone may hold: id, unit_price
 
 
 class NotATable(ValueError):
@@ -153,9 +156,9 @@ def read_json(text: str, forced: bool = False) -> list[pd.DataFrame]:
 
 
 def read_jsonl(text: str, forced: bool = False) -> list[pd.DataFrame]:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    if not lines or not lines[0].lstrip().startswith("{"):
+    if not text.lstrip().startswith("{"):  # before splitting: a 30 MB CSV took 0.2 s to be refused
         raise NotATable("its first line is not a JSON object")
+    lines = [line for line in text.strip().splitlines() if line.strip()]
     if len(lines) < 2 and not forced:
         raise NotATable("one line")  # one object is JSON's to read
     try:
@@ -180,8 +183,9 @@ def read_csv(text: str, forced: bool = False, sep: str | None = None) -> list[pd
     lines = sample.splitlines()[:_SAMPLE_LINES]
     if len(sample) < len(body) and len(lines) > 1:
         lines = lines[:-1]  # the last line of a cut sample may be cut too
-    if len(lines) < 2 and not forced:
-        raise NotATable("one line")
+    alone = len(lines) < 2  # one line: only a header row (an empty table) or nothing
+    if alone and not forced and not text.endswith(("\n", "\r")):
+        raise NotATable("one line")  # a CSV writer ends its header row with a line break; prose need not
     if not forced and any("|" in line and _SEPARATOR.match(line) for line in lines[:3]):
         raise NotATable("a Markdown table")
     sniffer = csv.Sniffer()
@@ -200,16 +204,19 @@ def read_csv(text: str, forced: bool = False, sep: str | None = None) -> list[pd
         raise NotATable("one column: prose, not a table")
     if not forced and any(_prose(name) for name in rows[0]):
         raise NotATable("its first line reads as prose, not column names")
+    if alone and not (forced or (len(rows[0]) > 1 and all(_NAME.fullmatch(name.strip()) for name in rows[0]))):
+        raise NotATable("one line")  # a header row alone is names (id,name,total), not words
+    if alone and forced and not all(_named(name) for name in rows[0]):
+        raise NotATable("one line, and not a header row")  # e.g. a Python literal: no table to give
     try:
-        header = sniffer.has_header("\n".join(lines)) or not any(_number(name) for name in rows[0])
+        numbers = any(_number(name) for name in rows[0])
+        header = not numbers if alone else sniffer.has_header("\n".join(lines)) or not numbers
     except csv.Error:
         header = True
     try:
-        # Cells as text (only an empty one missing): typed() decides, as for every reader,
-        # and keeps what reads as a number but is not one ("01234", "+1555…", "NA").
-        frame = pd.read_csv(
-            io.StringIO(body), sep=sep, header=0 if header else None, dtype=str, keep_default_na=False, na_values=[""]
-        )
+        # As a CSV resource is read (the same path), keeping what reads as a number but is
+        # not one ("01234", "+1555…", "NA" in text).
+        frame = csv_frame(body.encode(), sep, header)
     except (ValueError, pd.errors.ParserError) as e:
         raise NotATable(f"not CSV ({str(e).splitlines()[0][:80]})") from None
     return [frame]
@@ -263,7 +270,7 @@ def read_python(text: str, forced: bool = False) -> list[pd.DataFrame]:
             more = "" if forced else f' (format="python" reads up to {MAX_LITERAL:,})'
             raise NotATable(f"over {limit:,} characters: not parsed as a Python literal{more}")
         try:
-            value = ast.literal_eval(body)  # literals only: nothing in the text is run
+            value = literal(body)  # literals and a few constructors (core/literals.py): nothing is run
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise NotATable("not a Python literal") from None
     return value_tables(value)
@@ -276,7 +283,7 @@ def _json_shaped(body: str) -> Any:
     Only when the text has no double quote, backslash or NUL: then every string is ``'...'``
     with no quote inside, so splitting on ``'`` separates strings from the rest exactly, and
     the words are translated outside strings only. Anything JSON then refuses (tuples, sets,
-    bytes, ``nan``, non-string keys) goes to ``ast.literal_eval``."""
+    bytes, ``nan``, non-string keys, calls) goes to ``literal``."""
     if '"' in body or "\\" in body or "\x00" in body:
         return None
     parts = body.split("'")
@@ -294,6 +301,12 @@ def _prose(name: str) -> bool:
     """Whether a would-be column name reads as words of a sentence ("Title: X", "It rained.")."""
     name = name.strip()
     return len(name) > 80 or len(name.split()) > 6 or ": " in name or name.endswith((".", "!", "?"))
+
+
+def _named(name: str) -> bool:
+    """Whether a forced CSV's lone line can be a column name ("order id", not "[{'a': 1")."""
+    name = name.strip()
+    return bool(name) and not _prose(name) and not any(c in name for c in "[]{}()'\"")
 
 
 def _number(text: str) -> bool:

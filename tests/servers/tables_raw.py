@@ -36,7 +36,7 @@ def blob(csv: str, kind: str) -> str | None:
     try:
         import pandas as pd
 
-        frame = pd.read_csv(io.StringIO(csv))
+        frame = pd.read_csv(io.StringIO(csv), parse_dates=["day"])  # a Parquet file holds dates as dates
         out = io.BytesIO()
         if kind == "parquet":
             frame.to_parquet(out)
