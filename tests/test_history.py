@@ -318,3 +318,33 @@ def test_the_history_keeps_arguments_as_sent(module_client: Client, demo: Server
     sent = module_client.transcript("demo")
     sent = sent[sent["direction"] == "→ sent"]  # (the server's error may echo what it was sent)
     assert SECRET not in sent["summary"].str.cat() + sent["payload"].astype(str).str.cat()
+
+
+SQLITE = ROOT / ".kernels" / "legacy-servers" / "bin" / "mcp-server-sqlite"
+
+
+@pytest.mark.parametrize("peer", ["sqlite", "everything"])
+def test_the_era_probe_a_legacy_server_refuses_is_no_error(peer: str, tmp_path: Path) -> None:
+    # The client sent the probe, not the user, and its refusal is how the era is told: the
+    # history says what it meant, --errors leaves it out, the transcript keeps it whole.
+    if peer == "sqlite" and not SQLITE.exists():
+        pytest.fail(f"{SQLITE} is missing: run scripts/setup (it installs mcp-server-sqlite)")
+    command = f"{SQLITE} --db-path {tmp_path / 'x.db'}" if peer == "sqlite" else f"{node()} {EVERYTHING} stdio"
+    with extension_loaded() as ip:
+        client = get_client()
+        line(ip, "history --clear")
+        line(ip, f"add legacy -- {command}")
+        try:
+            assert client["legacy"].protocol_version == "2025-11-25"
+            frame = line(ip, "history legacy")
+            probe = frame[frame["method"] == "server/discover"]
+            assert len(probe) == 1 and probe["outcome"].iloc[0].startswith("legacy server (server/discover answered -3")
+            assert (frame[frame["method"] == "initialize"]["outcome"] == "ok").all()
+            assert line(ip, "history legacy --errors").empty
+            assert client.history("legacy", errors=True).empty
+            assert not any(c.failed for c in client.calls("legacy"))
+            shown = line(ip, "transcript legacy")
+            assert list(shown["kind"][:3]) == ["request", "error", "request"]
+            assert list(shown["method"][:1]) == ["server/discover"]
+        finally:
+            line(ip, "remove legacy")
