@@ -101,6 +101,10 @@ def test_silent_server_connects_legacy_and_a_restart_does_not_probe(client: Clie
     assert server.protocol_version == "2025-11-25"
     assert (server.era_note or "").startswith("no answer to server/discover in ")
     assert (server.era_note or "").endswith(": legacy")
+    # The probe timed out, as it does on such a server: in the history, not as a failure.
+    (probe,) = [c for c in client.calls("silent") if c.method == "server/discover"]
+    assert probe.outcome.startswith("legacy server (no answer to server/discover in ") and not probe.failed
+    assert client.calls("silent", errors=True) == []
     assert wait_for(lambda: "ignoring server/discover before initialize" in server.stderr)
     # Seen legacy: a restart starts with initialize; the new process never sees a probe
     # (its stderr is in order: a probe's line would come before the listing's).

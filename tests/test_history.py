@@ -331,3 +331,33 @@ def test_a_call_made_while_the_caller_handles_an_error_is_recorded_as_it_ended(
     (call,) = [c for c in module_client.calls("demo") if c.method == "tools/call"]
     assert call.outcome == "ok", call.outcome  # not the ValueError, handled before the call began
     assert call.result["content"][0]["text"] == result.text
+
+
+SQLITE = ROOT / ".kernels" / "legacy-servers" / "bin" / "mcp-server-sqlite"
+
+
+@pytest.mark.parametrize("peer", ["sqlite", "everything"])
+def test_the_era_probe_a_legacy_server_refuses_is_no_error(peer: str, tmp_path: Path) -> None:
+    # The client sent the probe, not the user, and its refusal is how the era is told: the
+    # history says what it meant, --errors leaves it out, the transcript keeps it whole.
+    if peer == "sqlite" and not SQLITE.exists():
+        pytest.fail(f"{SQLITE} is missing: run scripts/setup (it installs mcp-server-sqlite)")
+    command = f"{SQLITE} --db-path {tmp_path / 'x.db'}" if peer == "sqlite" else f"{node()} {EVERYTHING} stdio"
+    with extension_loaded() as ip:
+        client = get_client()
+        line(ip, "history --clear")
+        line(ip, f"add legacy -- {command}")
+        try:
+            assert client["legacy"].protocol_version == "2025-11-25"
+            frame = line(ip, "history legacy")
+            probe = frame[frame["method"] == "server/discover"]
+            assert len(probe) == 1 and probe["outcome"].iloc[0].startswith("legacy server (server/discover answered -3")
+            assert (frame[frame["method"] == "initialize"]["outcome"] == "ok").all()
+            assert line(ip, "history legacy --errors").empty
+            assert client.history("legacy", errors=True).empty
+            assert not any(c.failed for c in client.calls("legacy"))
+            shown = line(ip, "transcript legacy")
+            assert list(shown["kind"][:3]) == ["request", "error", "request"]
+            assert list(shown["method"][:1]) == ["server/discover"]
+        finally:
+            line(ip, "remove legacy")

@@ -235,6 +235,36 @@ def test_http_faults_fail_only_their_call(faulty_http: str) -> None:
         client.close()
 
 
+def test_a_raised_limit_reaches_a_live_http_connection(faulty_http: str) -> None:
+    client = Client(settings=Settings(max_message_size=1 << 20))
+    try:
+        server = client.add("faulty", url=f"{faulty_http}/ok/mcp", transport="http")
+        for tool in ("big", "bigjson"):  # a 3 MB SSE event, a 3 MB JSON body
+            with pytest.raises(MessageTooLarge, match=r"client\.settings\.max_message_size = "):
+                server.call_tool(tool, timeout=WAIT)
+        client.settings.max_message_size = 8 << 20  # as the message says: no restart
+        for tool in ("big", "bigjson"):
+            assert len(server.call_tool(tool, timeout=WAIT).text) == 3_000_000
+    finally:
+        client.close()
+
+
+def test_a_raised_limit_reaches_a_live_legacy_stream(client: Client) -> None:
+    # Every legacy answer comes on the one event stream opened at connect: its reader
+    # must take a limit raised after that, not the one the stream was opened with.
+    port = free_port()
+    with running([sys.executable, "-m", "mcp_notebook.demo", "--sse", str(port)], port):
+        client.settings.max_message_size = 8 << 10
+        server = client.add("demo", url=f"http://127.0.0.1:{port}/sse", transport="sse")
+        session = server.connection.session
+        client.settings.max_message_size = 1 << 20
+        csv = server.read_resource("penguins://data.csv", timeout=WAIT)
+        assert len(csv.text) > 8 << 10 and len(csv.to_frame()) == 344
+        # Read on the stream it had: not on a new one (a stream refusing an event ends,
+        # and the next use reconnects, which would hide a stale limit).
+        assert server.connection.session is session and not session.closed
+
+
 def test_a_resumable_reply_stream_is_resumed(faulty_http: str, client: Client) -> None:
     server = client.add("faulty", url=f"{faulty_http}/ok/mcp", transport="http")
     assert server.call_tool("resumable", timeout=WAIT).text == "resumed"  # via GET + Last-Event-ID

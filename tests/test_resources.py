@@ -1,6 +1,7 @@
 """Big resources into pandas: a raw stdio server's generated table read as CSV text, a
 Parquet blob and an Excel blob; templates filled from arguments (the demo server); a
-resource over ``max_message_size`` refused in one line, the connection usable after."""
+resource over ``max_message_size`` refused in one line, the connection usable after, and
+the same read answered once the setting is raised (no restart)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 from conftest import SERVERS
+from IPython.core.interactiveshell import InteractiveShell
 
-from mcp_notebook import ArgumentError, Client, MessageTooLarge, Settings
+from mcp_notebook import ArgumentError, Client, MessageTooLarge, Settings, Status
+from mcp_notebook.core.transports import DEFAULT_MAX_MESSAGE_SIZE
 
 TABLE = str(SERVERS / "tables_raw.py")
 
@@ -107,8 +110,28 @@ def test_resource_over_the_limit_is_one_line_naming_the_setting_and_the_connecti
         message = str(info.value)
         assert "\n" not in message
         assert "over the 1.0 MiB limit" in message and "max_message_size" in message
-        assert "Settings(max_message_size=" in message and "%config MCPMagics.max_message_size" in message
+        assert "client.settings.max_message_size = " in message and "%config MCPMagics.max_message_size" in message
         assert server.read_resource("table://small.csv").to_frame()["id"].tolist() == [0, 1, 2]
         assert len(server.read_resource("table://small.csv").to_frame()) == 3
+        # Doing what the message says is enough: the live connection takes the new limit.
+        client.settings.max_message_size = 8 << 20
+        assert len(server.read_resource("table://data.csv").text) > 1 << 20
+        assert server.pid is not None and server.status is Status.CONNECTED
     finally:
         client.close()
+
+
+def test_a_limit_raised_in_config_reaches_the_live_connection() -> None:
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcp_notebook")
+    shell.run_line_magic("config", "MCPMagics.max_message_size = 1048576")
+    shell.run_line_magic("mcp", f"add tables -- {sys.executable} {TABLE} 3")
+    try:
+        with pytest.raises(MessageTooLarge, match=r"%config MCPMagics\.max_message_size="):
+            shell.run_line_magic("mcp", "read tables table://data.csv")
+        shell.run_line_magic("config", "MCPMagics.max_message_size = 8388608")
+        assert len(shell.run_line_magic("mcp", "read tables table://data.csv").text) > 1 << 20
+    finally:
+        shell.run_line_magic("mcp", "remove tables")
+        shell.run_line_magic("config", f"MCPMagics.max_message_size = {DEFAULT_MAX_MESSAGE_SIZE}")
+        shell.run_line_magic("unload_ext", "mcp_notebook")

@@ -4,6 +4,7 @@ adopted or the legacy ``initialize`` handshake run. The session does the sending
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError, RequestTimeout, RPCError
@@ -48,17 +49,20 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
         wait = _left(deadline)
         if not pinned and wait is not None:
             wait = min(wait / 2, PROBE_TIMEOUT)
+        probe: list[int | str] = []  # its id, for the history
+        refused = False
         try:
-            result = await discover(session, version, wait)
+            result = await discover(session, version, wait, probe.append)
         except RPCError as e:
             verdict = era.after_probe_error(e, version, session.name, first=attempt == 0)
             heard = f"server/discover answered {e.code}"
             if pinned and verdict.era != "modern":
                 raise _not_spoken(session.name, version, e) from None
+            refused = True
         except (RequestTimeout, HttpStatusError) as e:
             if pinned or isinstance(e, AuthChallenge):
                 raise
-            verdict = era.LEGACY  # silence, or an HTTP error with no JSON-RPC answer in it
+            verdict, refused = era.LEGACY, True  # silence, or an HTTP error with no JSON-RPC answer in it
             if isinstance(e, HttpStatusError):
                 heard = f"server/discover got HTTP {e.status}"
             else:
@@ -72,6 +76,10 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
                 return result
             if pinned:
                 raise _not_spoken(session.name, version, None)
+        if refused and probe:
+            # The user sent no probe, and its refusal is how the era is told: what it
+            # meant is its outcome in the history, not an error (the transcript keeps it whole).
+            session.recorder.expected(probe[0], _probe_outcome(verdict, heard))
         if verdict.era == "retry" and verdict.version:
             version, before = verdict.version, f"{heard} naming {verdict.version}; "
             continue
@@ -91,10 +99,19 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
     raise ProtocolError(f"server {session.name!r} did not settle on a protocol version")  # pragma: no cover
 
 
-async def discover(session: ClientSession, version: str, timeout: float | None) -> JSON:
+async def discover(
+    session: ClientSession, version: str, timeout: float | None, on_id: Callable[[int | str], None] | None = None
+) -> JSON:
     """``server/discover`` at ``version`` (its _meta says so, whatever the session's era)."""
     meta = era.request_meta(version, session.modern_capabilities, session.client_info)
-    return await session.request("server/discover", {"_meta": meta}, timeout=timeout)
+    return await session.request("server/discover", {"_meta": meta}, timeout=timeout, on_id=on_id)
+
+
+def _probe_outcome(verdict: era.Verdict, heard: str) -> str:
+    """What a refused probe meant, as the history says it."""
+    if verdict.era == "retry":
+        return f"probed again at {verdict.version} ({heard})"
+    return f"{verdict.era} server ({heard})"
 
 
 async def initialize(session: ClientSession, timeout: float | None, version: str | None) -> JSON:

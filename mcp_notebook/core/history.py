@@ -43,6 +43,11 @@ class Recorder(Protocol):
         """A request sent again under a new id (an input-required round): the same call."""
         ...
 
+    def expected(self, rid: int | str, outcome: str) -> None:
+        """The request ``rid``, just ended, was refused as the client expected it might be
+        (a legacy server's answer to the era probe): ``outcome`` says what it was; not an error."""
+        ...
+
     def received(self, message: JSON, size: int = 0) -> None:
         """A message from the server; ``size``: its bytes as read (0: not known)."""
         ...
@@ -59,6 +64,9 @@ class NotRecording:
     def retried(self, message: JSON) -> None:
         pass
 
+    def expected(self, rid: int | str, outcome: str) -> None:
+        pass
+
     def received(self, message: JSON, size: int = 0) -> None:
         pass
 
@@ -72,7 +80,7 @@ NOT_RECORDING = NotRecording()
 class Call:
     """One request: what was sent, when, and (once done) how it ended."""
 
-    __slots__ = ("answer", "duration", "error", "kept", "message", "server", "size_in", "started", "time")
+    __slots__ = ("answer", "duration", "error", "kept", "message", "note", "server", "size_in", "started", "time")
 
     def __init__(self, server: str, message: JSON) -> None:
         self.server = server
@@ -87,6 +95,8 @@ class Call:
         # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the answer.
         self.kept: Any = None
         self.size_in: int | None = None
+        # An expected refusal (see Recorder.expected): the outcome shown, and not a failure.
+        self.note: str | None = None
 
     def __repr__(self) -> str:
         return f"<Call {self.server}.{printable(self.method)} {clipped(self.outcome, 60)}>"
@@ -117,10 +127,12 @@ class Call:
 
     @property
     def outcome(self) -> str:
-        """``ok``, ``cancelled``, ``in flight``, the error's text, or ``tool error: …`` (a
-        tool's result that says it failed)."""
+        """``ok``, ``cancelled``, ``in flight``, the error's text, ``tool error: …`` (a
+        tool's result that says it failed), or what an expected refusal was (not a failure)."""
         if self.duration is None:
             return "in flight"
+        if self.note is not None:
+            return self.note
         if self.error is not None:
             return self.error
         result = self._answer()
@@ -138,7 +150,7 @@ class Call:
 
     @property
     def failed(self) -> bool:
-        return self.duration is not None and not self.ok
+        return self.duration is not None and self.note is None and not self.ok
 
     def _answer(self) -> Any:
         if self.error is not None:
@@ -222,6 +234,12 @@ class ServerRecorder:
 
     def retried(self, message: JSON) -> None:
         self._history.transcripts[self.server].append(("out", time.time(), message, None))
+
+    def expected(self, rid: int | str, outcome: str) -> None:
+        for call in reversed(self._history.calls):  # it just ended: near the end, other servers' between
+            if call.server == self.server and call.message.get("id") == rid:
+                call.note = outcome
+                return
 
     def received(self, message: JSON, size: int = 0) -> None:
         if "method" not in message:

@@ -427,8 +427,8 @@ class ClientSession:
         pending = self._pending.get(request_id) if request_id is not None else None
         text = (
             f"a {size / 2**20:.1f} MiB message from server {self.name!r} is over the "
-            f"{limit / 2**20:.1f} MiB limit and was dropped; raise max_message_size to accept it "
-            "(Client(settings=Settings(max_message_size=...)), %config MCPMagics.max_message_size=...)"
+            f"{limit / 2**20:.1f} MiB limit and was dropped; raise max_message_size and ask again "
+            "(client.settings.max_message_size = ..., %config MCPMagics.max_message_size=...)"
         )
         if pending is not None and not pending.future.done():
             self._requests.settle(pending, error=MessageTooLarge(f"{pending.method}: {text}"))

@@ -62,7 +62,9 @@ class MCPMagics(Magics):
         config=True
     )
     max_message_size = Int(
-        32 * 2**20, help="Largest message accepted from a server (a stdio line, an HTTP body, an SSE event), in bytes."
+        32 * 2**20,
+        help="Largest message accepted from a server (a stdio line, an HTTP body, an SSE event), in bytes; "
+        "a change applies to connected servers at once.",
     ).tag(config=True)
     connect_timeout = Float(30.0, help="Remote servers: seconds to connect and for an answer to begin.").tag(
         config=True

@@ -97,6 +97,11 @@ class Connection:
         own = self.config.request_timeout
         return own if own is not None else self.runtime.settings.request_timeout
 
+    def max_message_size(self) -> int:
+        """The Settings' limit now: the transports ask it where they check a size, so that
+        raising it reaches this connection at once (no restart)."""
+        return self.runtime.settings.max_message_size
+
     def connected(self) -> ClientSession:
         """The open session, or the error that says why there is none and what to do."""
         session = self.session
@@ -134,7 +139,7 @@ class Connection:
             assert config.executable is not None
             transport = StdioTransport(
                 StdioParameters(config.executable, config.args, config.env, config.cwd),
-                max_message_size=settings.max_message_size,
+                max_message_size=self.max_message_size,
             )
         else:
             assert config.url is not None
@@ -142,7 +147,7 @@ class Connection:
             transport = cls(
                 config.url,
                 headers=config.headers,
-                max_message_size=settings.max_message_size,
+                max_message_size=self.max_message_size,
                 timeout=settings.connect_timeout,
                 read_timeout=settings.read_timeout,
                 verify=settings.tls_verify,

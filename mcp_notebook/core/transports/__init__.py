@@ -6,7 +6,7 @@ httpbase.py; eventstream.py parses event streams; inbox.py hands what they read 
 session, from the loop or a blocking caller's thread.
 """
 
-from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, MessageSink, Transport
+from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, Limit, MessageSink, Transport
 from .http import StreamableHttpTransport
 from .httpbase import AuthChallenge, HttpStatusError, ca_context
 from .legacy import SseTransport
@@ -17,6 +17,7 @@ __all__ = [
     "AuthChallenge",
     "BlockingTransport",
     "HttpStatusError",
+    "Limit",
     "MessageSink",
     "SseTransport",
     "StdioParameters",

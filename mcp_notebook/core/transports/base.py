@@ -12,6 +12,15 @@ from ...errors import MCPError
 
 DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024  # bytes: a stdio line, an HTTP body, an event
 
+# A size limit, asked where it is checked: the runtime gives its setting's current value, so
+# that raising it reaches a live connection (its long-lived streams too), not only the next.
+Limit = Callable[[], int]
+
+
+def as_limit(value: int | Limit) -> Limit:
+    """``value`` as a Limit: a callable as it is, a number as one that never changes."""
+    return value if callable(value) else lambda: value
+
 
 class MessageSink(Protocol):
     """The receiving side of a transport (a ClientSession)."""
@@ -33,7 +42,11 @@ class Transport(Protocol):
     """Every member the session and the runtime use. ``start``, ``send``, ``close`` and
     ``on_initialized`` run on the event loop; the rest may be called from any thread."""
 
-    max_message_size: int
+    @property
+    def max_message_size(self) -> int:
+        """The limit now (see Limit): a message bigger than this is refused."""
+        ...
+
     remote: bool  # its sessions can end (HTTP 404, a dropped legacy stream) and are renewed
     pid: int | None  # the server's process, when it is ours
     diagnostics: deque[str]  # what it skipped or noticed, for ``%mcp logs``
@@ -89,4 +102,4 @@ class BlockingTransport(Transport, Protocol):
         ...
 
 
-__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "BlockingTransport", "MessageSink", "Transport"]
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "BlockingTransport", "Limit", "MessageSink", "Transport", "as_limit"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 
+from .base import Limit, as_limit
+
 
 @dataclass
 class Event:
@@ -27,10 +29,11 @@ class EventTooLarge(Exception):
 
 
 class EventParser:
-    """Bytes in, complete events out. EventTooLarge once a pending event passes ``max_size``."""
+    """Bytes in, complete events out. EventTooLarge once a pending event passes ``max_size``
+    (asked per chunk: a stream open for the whole connection follows a changed setting)."""
 
-    def __init__(self, max_size: int) -> None:
-        self.max_size = max_size
+    def __init__(self, max_size: int | Limit) -> None:
+        self.max_size = as_limit(max_size)
         self._buffer = bytearray()
         self._scanned = 0  # the buffer holds no line end before this offset
         self._data: list[bytes] = []
@@ -43,7 +46,7 @@ class EventParser:
     def feed(self, chunk: bytes) -> list[Event]:
         buffer = self._buffer
         buffer += chunk
-        if len(buffer) + self._size > self.max_size:
+        if len(buffer) + self._size > self.max_size():
             raise EventTooLarge(len(buffer) + self._size)
         out: list[Event] = []
         start = 0
@@ -81,14 +84,14 @@ class EventParser:
             self._retry = int(value)
 
 
-async def events(chunks: AsyncIterable[bytes], max_size: int) -> AsyncIterator[Event]:
+async def events(chunks: AsyncIterable[bytes], max_size: int | Limit) -> AsyncIterator[Event]:
     parser = EventParser(max_size)
     async for chunk in chunks:
         for event in parser.feed(chunk):
             yield event
 
 
-def iter_events(chunks: Iterable[bytes], max_size: int) -> Iterator[Event]:
+def iter_events(chunks: Iterable[bytes], max_size: int | Limit) -> Iterator[Event]:
     parser = EventParser(max_size)
     for chunk in chunks:
         yield from parser.feed(chunk)

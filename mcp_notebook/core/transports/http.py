@@ -487,7 +487,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         method = message.get("method")
         cursor = Cursor()
         try:
-            for event in iter_events(response.iter_bytes(), self.max_message_size):
+            for event in iter_events(response.iter_bytes(), self.limit):
                 if self._on_event(event, cursor, rid):
                     self._inbox.call(self._cut_later, rid)
         except EventTooLarge as e:

@@ -22,7 +22,7 @@ import httpx
 from ...errors import MCPError, NotSent, ProtocolError, ServerExited, StartupError, TransportError
 from ..oauth import OAuth
 from ..redact import redact_url
-from .base import DEFAULT_MAX_MESSAGE_SIZE, MessageSink, Transport
+from .base import DEFAULT_MAX_MESSAGE_SIZE, Limit, MessageSink, Transport, as_limit
 from .eventstream import Event, EventTooLarge, events
 from .inbox import Inbox
 
@@ -161,7 +161,7 @@ class HttpTransport(Transport):
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        max_message_size: int | Limit = DEFAULT_MAX_MESSAGE_SIZE,
         timeout: float = 30.0,
         read_timeout: float | None = None,
         verify: bool | str = True,
@@ -171,7 +171,7 @@ class HttpTransport(Transport):
         self.url = url  # may hold a secret (?api_key=…): messages use self.shown
         self.shown = redact_url(url)
         self.headers = dict(headers or {})  # may hold secrets: never shown
-        self.max_message_size = max_message_size
+        self.limit = as_limit(max_message_size)
         self.timeout = timeout  # connecting, and waiting for an answer to start
         self.read_timeout = read_timeout  # silence on an open stream; None: wait
         self.verify = verify  # True, False, or the path of a CA bundle
@@ -191,6 +191,10 @@ class HttpTransport(Transport):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.shown}>"
+
+    @property
+    def max_message_size(self) -> int:
+        return self.limit()
 
     def _bind(self, sink: MessageSink) -> None:
         self._sink = sink
@@ -355,7 +359,7 @@ class HttpTransport(Transport):
         """Read an event stream on the loop. A POST's stream is read to its end (the server
         ends it after the reply), which keeps the connection reusable, for at most
         ``REPLY_TAIL`` seconds after the reply; a resumed GET stream only until the reply."""
-        stream = events(response.aiter_bytes(), self.max_message_size).__aiter__()
+        stream = events(response.aiter_bytes(), self.limit).__aiter__()
         tail_ends: float | None = None
         loop = asyncio.get_running_loop()
         try:

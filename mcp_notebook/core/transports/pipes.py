@@ -208,7 +208,7 @@ class PipeReader:
         fd: int,
         loop: asyncio.AbstractEventLoop,
         *,
-        max_message_size: int,
+        limit: Callable[[], int],  # the size a line may have, asked per read (it may change)
         on_message: Callable[[Any, int], None],  # a message and its line's length
         on_too_large: Callable[[int | str | None, int], None],
         on_garbage: Callable[[str], None],
@@ -216,7 +216,7 @@ class PipeReader:
         on_eof: Callable[[], None],
     ) -> None:
         os.set_blocking(fd, False)
-        self.max_message_size = max_message_size
+        self.limit = limit
         self._fd = fd
         self._loop = loop
         self._on_message = on_message
@@ -336,9 +336,10 @@ class PipeReader:
         search_from = len(buf)
         buf += data
         start = 0
+        limit = self.limit()
         i = buf.find(b"\n", search_from)
         while i >= 0:
-            if i - start > self.max_message_size:
+            if i - start > limit:
                 self._too_large(bytes(buf[start : start + _KEEP]), bytes(buf[i - _KEEP : i]), i - start)
             elif i > start:
                 self._line(buf[start:i])
@@ -346,7 +347,7 @@ class PipeReader:
             i = buf.find(b"\n", start)
         if start:
             del buf[:start]
-        if len(buf) > self.max_message_size:
+        if len(buf) > limit:
             self._discard = [bytes(buf[:_KEEP]), bytes(buf[-_KEEP:]), len(buf)]
             buf.clear()
 

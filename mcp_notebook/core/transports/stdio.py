@@ -17,7 +17,7 @@ from typing import Any
 from ...errors import MCPError, ProtocolError, ServerExited, StartupError
 from .. import jsonline, launcher, reaper
 from ..redact import redact_args
-from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, MessageSink
+from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, Limit, MessageSink, as_limit
 from .inbox import Inbox
 from .pipes import PipeReader, PipeWriter
 
@@ -96,11 +96,11 @@ class StdioTransport(BlockingTransport):
         self,
         params: StdioParameters,
         *,
-        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        max_message_size: int | Limit = DEFAULT_MAX_MESSAGE_SIZE,
         close_timeout: float = 2.0,
     ) -> None:
         self.params = params
-        self.max_message_size = max_message_size
+        self.limit = as_limit(max_message_size)
         self.close_timeout = close_timeout
         self.stderr_lines: deque[str] = deque(maxlen=STDERR_LINES)
         self.diagnostics: deque[str] = deque(maxlen=DIAGNOSTIC_LINES)
@@ -119,6 +119,10 @@ class StdioTransport(BlockingTransport):
         self._finished = False
         self._finish_timer: asyncio.TimerHandle | None = None
         self._closing = False
+
+    @property
+    def max_message_size(self) -> int:
+        return self.limit()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -148,7 +152,7 @@ class StdioTransport(BlockingTransport):
         self._reader = PipeReader(
             our_stdout,
             loop,
-            max_message_size=self.max_message_size,
+            limit=self.limit,
             on_message=self._deliver,
             on_too_large=sink.on_too_large,
             on_garbage=lambda text: self.diagnostics.append(text[:STDERR_LINE_CHARS]),

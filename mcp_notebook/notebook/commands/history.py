@@ -29,7 +29,8 @@ def _checked_last(name: str, last: int | None) -> int | None:
     """
 Every request is recorded, newest last: time, server, method, name (tool, prompt or
 resource), arguments (secret-looking keys hidden, long values cut), duration (seconds),
-outcome (ok, cancelled, or the error), bytes out and in. --errors keeps the failures.
+outcome (ok, cancelled, or the error), bytes out and in. --errors keeps the failures
+(not the era probe a legacy server refuses: its outcome says "legacy server (…)").
 The ring holds %config MCPMagics.history_size requests (0 turns recording off).
 --export writes a plain Python script (the Python API, no notebook needed) that replays
 the successful tool calls, resource reads and prompts in order; servers are added from

@@ -29,7 +29,7 @@ The result shows itself (a table for CSV and JSON records, images inline) and ha
 with pyarrow, Excel .xlsx with openpyxl). A resource template (%mcp templates) is read with
 a value for each of its variables, typed as key=value ($name and {expr} too); a missing or
 unknown one is an error naming the template's variables. A resource bigger than
-%config MCPMagics.max_message_size (32 MiB) is refused: raise it, then %mcp restart SERVER.
+%config MCPMagics.max_message_size (32 MiB) is refused: raise it and read again.
 A 2026-07-28 server may say the contents stay fresh for a while (ttlMs): read again within
 it, they come from the cache (until an update of a subscribed URI); --refresh reads them
 from the server.
