@@ -21,6 +21,7 @@ from test_remote import free_port, running
 
 from mcp_notebook import Client, Handlers, Server, get_client
 from mcp_notebook.core.replay import env_name
+from mcp_notebook.errors import RequestTimeout
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -175,6 +176,31 @@ def test_a_servers_request_and_its_answer_sit_between_the_call_and_its_reply() -
         assert frame["id"].iloc[1] == frame["id"].iloc[2] == "ask-1"
         assert '"action": "decline"' in frame["payload"].iloc[2]
         assert list(client.history("hostile")["method"])[-1] == "tools/call"  # its own requests are not ours
+    finally:
+        client.close()
+
+
+def test_an_answer_that_comes_after_its_call_timed_out_is_in_the_transcript() -> None:
+    # The call is over (a timeout), so no call shows its answer: the transcript keeps it itself,
+    # after the cancel it was told, where it came.
+    client = Client()
+    try:
+        server = client.add("late", sys.executable, [str(SERVERS / "faulty.py"), "ok"])
+        with pytest.raises(RequestTimeout):
+            server.call_tool("hang", timeout=0.2)
+        hung = client.calls("late")[-1]
+        assert hung.failed and "RequestTimeout" in hung.outcome
+        assert server.call_tool("release").text == "released"  # the server answers the hung call first
+        frame = client.transcript("late", last=4)
+        rows = list(zip(frame["direction"], frame["kind"], frame["method"].fillna(""), strict=True))
+        assert rows == [
+            ("→ sent", "notification", "notifications/cancelled"),
+            ("→ sent", "request", "tools/call"),
+            ("← received", "response", ""),
+            ("← received", "response", ""),
+        ], rows
+        assert frame["id"].iloc[2] == str(hung.message["id"]) and "late answer to" in frame["payload"].iloc[2]
+        assert "released" in frame["payload"].iloc[3]
     finally:
         client.close()
 

@@ -52,6 +52,11 @@ class Recorder(Protocol):
         """A message from the server; ``size``: its bytes as read (0: not known)."""
         ...
 
+    def unmatched(self, message: JSON) -> None:
+        """A response (already ``received``) that no request waits for: one that came after
+        its request timed out or was cancelled."""
+        ...
+
     def done(self, call: Call | None, future: Any) -> None: ...
 
 
@@ -68,6 +73,9 @@ class NotRecording:
         pass
 
     def received(self, message: JSON, size: int = 0) -> None:
+        pass
+
+    def unmatched(self, message: JSON) -> None:
         pass
 
     def done(self, call: Call | None, future: Any) -> None:
@@ -256,6 +264,14 @@ class ServerRecorder:
         if size > HEAVY_AT:
             self._history.transcripts[self.server].append(("in", time.time(), shown(message), size))
         else:
+            self._history.transcripts[self.server].append(("in", time.time(), message, None))
+
+    def unmatched(self, message: JSON) -> None:
+        # No call shows it (received() left it to one): the transcript keeps it itself.
+        kept = self._heavy.pop(message.get("id"), None)
+        if kept is not None:
+            self._history.transcripts[self.server].append(("in", time.time(), {**message, "result": kept[0]}, kept[1]))
+        elif type(result := message.get("result")) is dict and result.get("resultType") != INPUT_REQUIRED:
             self._history.transcripts[self.server].append(("in", time.time(), message, None))
 
     def done(self, call: Call | None, future: Any) -> None:

@@ -394,6 +394,7 @@ class ClientSession:
             pending = self._pending.get(message["id"])
             if pending is None or pending.future.done():
                 self.diagnostics.append(f"response to unknown or finished request id {message['id']!r}")
+                self.recorder.unmatched(message)  # a late answer (its call timed out): the transcript shows it
             elif "error" in message:
                 error = message["error"]
                 rpc_error = RPCError(error["code"], error.get("message", ""), error.get("data"))

@@ -6,7 +6,7 @@ Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversiz
 silent-before-init (answers no request before initialize, e.g. a server/discover probe),
 and version=YYYY-MM-DD (answers initialize with that protocol version).
 Tool `wait` answers with its `answer` argument, or without one waits until cancelled (a
-log message says so). Every mode serves `echo` normally unless the mode breaks the handshake. It reports what
+log message says so); `release` answers every `hang` call so far (late), then itself.
 Every mode serves `echo` normally unless the mode breaks the handshake; `hang` never
 answers (but at once, with a JSON-RPC error, when given `fail`). It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
@@ -29,8 +29,10 @@ TOOLS = [
     {"name": "ask_later", "inputSchema": {"type": "object"}},
     {"name": "needs_url", "inputSchema": {"type": "object"}},
     {"name": "cancel_ask", "inputSchema": {"type": "object"}},
+    {"name": "release", "inputSchema": {"type": "object"}},
 ]
 _asked = 0
+_hung: list = []  # ids of the hang calls not answered yet (see release)
 
 
 def ask(method: str, params: dict | None = None, wait: bool = True) -> dict:
@@ -112,8 +114,14 @@ def main() -> None:
             elif name == "hang" and params.get("arguments", {}).get("fail"):  # a row that fails at once
                 error = {"code": -32000, "message": str(params["arguments"]["fail"])}
                 send({"jsonrpc": "2.0", "id": rid, "error": error})
+            elif name == "release":  # answer every hung call (late: its caller gave up), then this one
+                for hung in _hung:
+                    result(hung, {"content": [{"type": "text", "text": f"late answer to {hung}"}]})
+                _hung.clear()
+                result(rid, {"content": [{"type": "text", "text": "released"}]})
             elif name == "hang" or (MODE == "hang" and name != "echo"):
                 log(f"hanging on request {rid}")
+                _hung.append(rid)
             elif name == "die" or MODE == "exit-mid-call":
                 log("segfault in tool handler (simulated)")
                 sys.exit(3)
