@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError, RequestTimeout, RPCError
 from . import era
+from .history import Call
 from .protocol import (
     LATEST_MODERN_VERSION,
     LATEST_PROTOCOL_VERSION,
@@ -45,14 +46,15 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
     version = protocol if pinned else LATEST_MODERN_VERSION
     deadline = None if timeout is None else time.monotonic() + timeout
     before = ""  # what a second attempt follows, for the note
+    probe: list[Call | None] = []  # the probe's entry in the history, handed back as it starts
     for attempt in (0, 1):
         wait = _left(deadline)
         if not pinned and wait is not None:
             wait = min(wait / 2, PROBE_TIMEOUT)
-        probe: list[int | str] = []  # its id, for the history
+        probe.clear()
         refused = False
         try:
-            result = await discover(session, version, wait, probe.append)
+            result = await discover(session, version, wait, lambda _, call: probe.append(call))
         except RPCError as e:
             verdict = era.after_probe_error(e, version, session.name, first=attempt == 0)
             heard = f"server/discover answered {e.code}"
@@ -76,10 +78,10 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
                 return result
             if pinned:
                 raise _not_spoken(session.name, version, None)
-        if refused and probe:
+        if refused and probe and probe[0] is not None:
             # The user sent no probe, and its refusal is how the era is told: what it
             # meant is its outcome in the history, not an error (the transcript keeps it whole).
-            session.recorder.expected(probe[0], _probe_outcome(verdict, heard))
+            probe[0].note = _probe_outcome(verdict, heard)
         if verdict.era == "retry" and verdict.version:
             version, before = verdict.version, f"{heard} naming {verdict.version}; "
             continue
@@ -100,11 +102,14 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
 
 
 async def discover(
-    session: ClientSession, version: str, timeout: float | None, on_id: Callable[[int | str], None] | None = None
+    session: ClientSession,
+    version: str,
+    timeout: float | None,
+    on_start: Callable[[int | str, Call | None], None] | None = None,
 ) -> JSON:
     """``server/discover`` at ``version`` (its _meta says so, whatever the session's era)."""
     meta = era.request_meta(version, session.modern_capabilities, session.client_info)
-    return await session.request("server/discover", {"_meta": meta}, timeout=timeout, on_id=on_id)
+    return await session.request("server/discover", {"_meta": meta}, timeout=timeout, on_start=on_start)
 
 
 def _probe_outcome(verdict: era.Verdict, heard: str) -> str:
