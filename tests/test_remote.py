@@ -309,6 +309,9 @@ def test_http_error_pages_are_one_line(client: Client, faulty_http: str, path: s
     with pytest.raises(MCPError, match=expected) as info:
         client.add("bad", url=f"{faulty_http}/{path}/mcp", transport="http")
     assert "\n" not in str(info.value) and "<html>" not in str(info.value)
+    # Its answer to the era probe, too, is an error, not a legacy server's expected refusal.
+    (probe,) = [c for c in client.calls("bad") if c.method == "server/discover"]
+    assert probe.failed and probe in client.calls("bad", errors=True), probe.outcome
 
 
 def test_tls_is_verified_and_a_ca_bundle_can_be_trusted(tmp_path: Path) -> None:
