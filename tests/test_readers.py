@@ -425,6 +425,44 @@ def test_python_rows_with_dates_decimals_and_uuids() -> None:
     assert frame["id"][0] == "12345678-1234-5678-1234-567812345678" and frame["price"].sum() == 19.75
     assert frame["at"][0] == frame["at"][1] == pd.Timestamp("2024-05-01T10:00:00Z")
     assert frame["opens"][0] == datetime.time(9, 30)
+    # One fixed offset (named, as repr() prints it, or not) is in UTC too, as in CSV text.
+    zone = "datetime.timezone(datetime.timedelta(seconds=7200)"
+    for named in (zone + ")", zone + ", 'CEST')"):
+        at = _text_result(f"[{{'at': datetime.datetime(2024, 5, 1, 12, 0, tzinfo={named})}}]").to_frame()["at"]
+        assert dtypes(at.to_frame()) == {"at": "datetime64 UTC"} and at[0] == pd.Timestamp("2024-05-01T10:00:00Z")
+
+
+def test_python_values_no_dtype_holds() -> None:
+    # A signalling NaN is a missing value; integers beyond 64 bits are their text (a hex one
+    # past Python's 4300-digit printing limit too), whichever parser reads the literal.
+    signalling = _text_result("[{'a': Decimal('sNaN')}, {'a': Decimal('1.5')}]").to_frame()
+    assert signalling["a"].isna().tolist() == [True, False]
+    huge = _text_result("[{'a': 0x" + "f" * 4000 + "}, {'a': 1}]").to_frame()
+    assert huge["a"][0].startswith("0xfff") and huge["a"][1] == 1 and "0xfff" in repr(huge)
+    wide = "123456789012345678901234567890"
+    for text in (f"[{{'a': {wide}}}, {{'a': -{wide}}}]", f"[{{'a': {wide}, 'b': (1,)}}, {{'a': -{wide}, 'b': (2,)}}]"):
+        assert _text_result(text).to_frame()["a"].tolist() == [wide, "-" + wide], text  # JSON-shaped, then not
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "date(99999999999999999999, 1, 1)",
+        "time(99999999999999999999)",
+        "datetime(2024, 1, 1, tzinfo=timezone(timedelta(1e300)))",
+        "datetime(2024, 1, 1, tzinfo=timezone(timedelta(seconds=1e400)))",
+        "Decimal((0, (1,), 99999999999999999999))",
+        "Decimal('abc')",
+        "Decimal('1e99999999999999999999')",
+        "UUID('zz')",
+    ],
+)
+def test_constructor_arguments_that_make_no_value_are_no_table(value: str) -> None:
+    result = _text_result(f"[{{'a': {value}}}]")
+    with pytest.raises(ValueError, match=r"holds no table \(tried"):
+        result.to_frame()
+    with pytest.raises(ValueError, match="holds no python table: not a Python literal"):
+        result.to_frame(format="python")
 
 
 @pytest.mark.parametrize(

@@ -87,14 +87,17 @@ def _typed_column(column: pd.Series) -> pd.Series | None:
         return _whole(column)
     if isinstance(column.dtype, pd.StringDtype):
         return _from_text(column)
+    if column.dtype.kind == "M" and column.dt.tz is not None and str(column.dt.tz) != "UTC":
+        utc: pd.Series = column.dt.tz_convert("UTC")  # pandas keeps one fixed offset (UTC+02:00) as it came
+        return utc
     if column.dtype != object:
         return None  # already numbers, booleans, dates or categories
-    values = column.dropna()
-    if values.empty:
-        return None
-    missing = len(values) < len(column)
-    kind = pd.api.types.infer_dtype(values, skipna=False)
     try:
+        values = column.dropna()  # a signalling NaN Decimal raises here (InvalidOperation)
+        if values.empty:
+            return None
+        missing = len(values) < len(column)
+        kind = pd.api.types.infer_dtype(values, skipna=False)
         if kind == "boolean":
             return column.astype("boolean" if missing else bool)
         if kind == "integer":
@@ -105,12 +108,13 @@ def _typed_column(column: pd.Series) -> pd.Series | None:
             return floats if whole is None else whole
         if kind in ("datetime", "datetime64", "date"):
             try:
-                return pd.to_datetime(column)
-            except ValueError:  # a time zone, or several: pandas wants them in UTC
+                stamps = pd.to_datetime(column)
+            except ValueError:  # several time zones: pandas wants them in UTC
                 return pd.to_datetime(column, utc=True)
+            return stamps if stamps.dt.tz is None else stamps.dt.tz_convert("UTC")  # as zoned ISO text becomes
         if kind == "string":
             return _from_text(column)
-    except (ValueError, TypeError, OverflowError):
+    except (ValueError, TypeError, ArithmeticError):
         return None  # e.g. integers beyond int64, or naive and zoned datetimes mixed: left as they came
     return None
 
@@ -147,7 +151,7 @@ def _from_text(column: pd.Series) -> pd.Series | None:
         if zoned.any() and not zoned.all():
             return None
         return _dates(values, bool(zoned.all())).reindex(column.index)
-    except (ValueError, TypeError, OverflowError):
+    except (ValueError, TypeError, ArithmeticError):
         return None  # a later value is not one (pandas' and pyarrow's parsers raise): the column stays text
 
 

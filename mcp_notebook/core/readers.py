@@ -38,7 +38,7 @@ from ..errors import ArgumentError
 from .delimited import csv_frame
 from .dtypes import typed
 from .frames import ROW_KEYS, contents_frame, records_frame
-from .literals import literal
+from .literals import literal, wide
 from .text import clipped
 
 if TYPE_CHECKING:
@@ -68,6 +68,7 @@ _SAMPLE_LINES = 50  # a CSV's delimiter and width are judged on its first lines
 _SAMPLE_CHARS = 65_536
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")  # a Markdown table's |---|---|
 _CELL = re.compile(r"(?<!\\)\|")
+_WIDE_DIGITS = re.compile(r"\d{20}")  # as many digits as 2**64 has: an integer literal may be WIDE
 _NAME = re.compile(r"[^\W\d]\w*(?:[.-]\w+)*")  # a column name as a header row alone may hold: id, unit_price
 
 
@@ -271,7 +272,7 @@ def read_python(text: str, forced: bool = False) -> list[pd.DataFrame]:
             raise NotATable(f"over {limit:,} characters: not parsed as a Python literal{more}")
         try:
             value = literal(body)  # literals and a few constructors (core/literals.py): nothing is run
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, ArithmeticError, SyntaxError, MemoryError, RecursionError):
             raise NotATable("not a Python literal") from None
     return value_tables(value)
 
@@ -283,7 +284,8 @@ def _json_shaped(body: str) -> Any:
     Only when the text has no double quote, backslash or NUL: then every string is ``'...'``
     with no quote inside, so splitting on ``'`` separates strings from the rest exactly, and
     the words are translated outside strings only. Anything JSON then refuses (tuples, sets,
-    bytes, ``nan``, non-string keys, calls) goes to ``literal``."""
+    bytes, ``nan``, non-string keys, calls) goes to ``literal``. Integers are as ``literal``
+    gives them: text when ``WIDE`` or wider (the hook only where 20 digits in a row occur)."""
     if '"' in body or "\\" in body or "\x00" in body:
         return None
     parts = body.split("'")
@@ -292,7 +294,7 @@ def _json_shaped(body: str) -> Any:
     outside = "\x00".join(parts[0::2]).replace("None", "null").replace("True", "true").replace("False", "false")
     parts[0::2] = outside.split("\x00")
     try:
-        return json.loads('"'.join(parts))
+        return json.loads('"'.join(parts), parse_int=wide if _WIDE_DIGITS.search(outside) else None)
     except (ValueError, RecursionError):
         return None
 
