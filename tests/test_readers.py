@@ -348,6 +348,27 @@ def test_codes_far_down_a_big_csv_stay_text() -> None:
     assert dtypes(times) == {"id": "int64", "at": "text"}  # "09:…" starts like a code, in a column of text
 
 
+def test_codes_after_a_tab_or_on_cr_only_lines_stay_text() -> None:
+    for text in ("zip,n\r01234,1\r02345,2\r", "n,zip\r1,01234\r2,02345\r", "n,zip\n1,\t01234\n2,5\n"):
+        frame = _text_result(text).to_frame()
+        assert dtypes(frame) == {"zip": "text", "n": "int64"}, repr(text)
+        assert frame["zip"][0].strip() == "01234", repr(text)
+
+
+def test_integers_beyond_2_53_with_gaps_stay_exact() -> None:
+    # pandas gives an integer column with gaps as floats, which round past 2**53: two ids
+    # would become one number. Such a column is read again as text, and becomes Int64.
+    text = "id,name\n1234567890123456789,a\n,b\n1234567890123456788,c\n"
+    resource = {"type": "resource", "resource": {"uri": "r://t", "mimeType": "text/csv", "text": text}}
+    for result in (_text_result(text), call(resource)):
+        frame = result.to_frame()
+        assert dtypes(frame) == {"id": "Int64", "name": "text"}
+        assert frame["id"].tolist() == [1234567890123456789, pd.NA, 1234567890123456788]
+    assert _text_result("x,n\n1.5e300,a\n,b\n").to_frame()["x"].dtype == "float64"  # a float stays one
+    unsigned = _text_result("| a | b |\n|---|---|\n| 18446744073709551615 | x |\n|  | y |\n").to_frame()
+    assert dtypes(unsigned) == {"a": "UInt64", "b": "text"} and unsigned["a"][0] == 2**64 - 1
+
+
 def test_a_column_that_turns_to_text_far_down_is_text() -> None:
     # pandas reads a big CSV in chunks: numbers in one, text in a later one gave a mix of both.
     frame = _text_result("a,b\n" + "1,x\n" * 300_000 + "y,2\n").to_frame()
