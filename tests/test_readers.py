@@ -410,12 +410,17 @@ print(json.dumps([{c: str(t) for c, t in frame.dtypes.items()}, frame.astype(str
 
 
 def test_a_header_row_alone_is_an_empty_table_with_its_columns() -> None:
-    empty = _text_result("id,name,total\n").to_frame()
-    assert empty.empty and list(empty.columns) == ["id", "name", "total"]
-    for prose in ("id,name,total", "Just one line, with a comma\n"):  # no line break after it, or words
+    for header in ("id,name,total\n", "user_id;createdAt\n"):
+        empty = _text_result(header).to_frame()
+        assert empty.empty and list(empty.columns) == header.strip().replace(";", ",").split(",")
+    # Prose ending in a line break is no header row unless asked: a space after the
+    # delimiter, or two plain words.
+    prose = ("id,name,total", "Just one line, with a comma\n", "Hello, world\n", "yes, done\n", "ok;saved\n")
+    for text in (*prose, "Paris, France\n"):
         with pytest.raises(ValueError, match="holds no table"):
-            _text_result(prose).to_frame()
+            _text_result(text).to_frame()
     assert list(_text_result("order id,total\n").to_frame(format="csv").columns) == ["order id", "total"]
+    assert list(_text_result("ok;saved\n").to_frame(format="csv").columns) == ["ok", "saved"]
 
 
 def test_a_forced_reader_that_finds_no_table_says_so() -> None:

@@ -70,6 +70,7 @@ _SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")  # a M
 _CELL = re.compile(r"(?<!\\)\|")
 _WIDE_DIGITS = re.compile(r"\d{20}")  # as many digits as 2**64 has: an integer literal may be WIDE
 _NAME = re.compile(r"[^\W\d]\w*(?:[.-]\w+)*")  # a column name as a header row alone may hold: id, unit_price
+_MARKED = re.compile(r"[_.\d-]|[a-z][A-Z]")  # only an identifier has these: unit_price, createdAt, q1
 
 
 class NotATable(ValueError):
@@ -205,8 +206,8 @@ def read_csv(text: str, forced: bool = False, sep: str | None = None) -> list[pd
         raise NotATable("one column: prose, not a table")
     if not forced and any(_prose(name) for name in rows[0]):
         raise NotATable("its first line reads as prose, not column names")
-    if alone and not (forced or (len(rows[0]) > 1 and all(_NAME.fullmatch(name.strip()) for name in rows[0]))):
-        raise NotATable("one line")  # a header row alone is names (id,name,total), not words
+    if alone and not forced and not _names(rows[0]):
+        raise NotATable("one line")  # a header row alone is names (id,name,total), not words ("Paris, France")
     if alone and forced and not all(_named(name) for name in rows[0]):
         raise NotATable("one line, and not a header row")  # e.g. a Python literal: no table to give
     try:
@@ -303,6 +304,15 @@ def _prose(name: str) -> bool:
     """Whether a would-be column name reads as words of a sentence ("Title: X", "It rained.")."""
     name = name.strip()
     return len(name) > 80 or len(name.split()) > 6 or ": " in name or name.endswith((".", "!", "?"))
+
+
+def _names(row: list[str]) -> bool:
+    """Whether a lone line, unasked, is a header row: names with no space around them, each
+    like an identifier, three or more of them or one with an identifier's marks (``user_id,
+    name``); two plain words are as likely a reply ("ok;saved")."""
+    if len(row) < 2 or not all(_NAME.fullmatch(name) for name in row):
+        return False  # fullmatch: " world" (a space after the delimiter) is prose's
+    return len(row) > 2 or any(_MARKED.search(name) for name in row)
 
 
 def _named(name: str) -> bool:
