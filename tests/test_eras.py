@@ -116,6 +116,18 @@ def test_silent_server_connects_legacy_and_a_restart_does_not_probe(client: Clie
     assert "ignoring" not in server.stderr
 
 
+def test_a_probe_that_fails_otherwise_is_an_error_in_the_history(client: Client) -> None:
+    # Only a legacy server's refusals (-32601, a silence …) are the probe's expected
+    # answers; "database down" is a failure, whatever era the handshake then chose.
+    command, args = faulty_cmd("discover-fails")
+    server = client.add("broken", command, args)
+    assert server.era_note == "server/discover answered -32603: legacy"  # the era: as before
+    (probe,) = client.calls("broken", errors=True)
+    assert probe.method == "server/discover" and probe.failed
+    assert "database down" in probe.outcome, probe.outcome
+    assert probe.outcome.endswith("; taken for a legacy server (server/discover answered -32603)")
+
+
 HTTP_PEERS = {
     # server-everything answers a discover without a session with a -32000 error page.
     "everything-http": ("streamableHttp", "mcp", "2025-11-25", "server/discover answered -32000: legacy"),
@@ -140,6 +152,8 @@ def test_remote_servers_under_auto(client: Client, peer: str) -> None:
         facts = ServerStatus(server).facts
         assert facts["chosen"] == chosen
         assert facts["protocol"].startswith(version)
+        # server-everything's refusal (-32000 on an HTTP 400 page) is a legacy server's: no error.
+        assert not [c for c in client.calls("remote", errors=True) if c.method == "server/discover"]
         client.remove("remote")
 
 

@@ -9,17 +9,19 @@ import os
 import subprocess
 import sys
 import tracemalloc
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT, node
+from conftest import ROOT, faulty_cmd, node
 from IPython.core.error import UsageError
 from shells import extension_loaded, line
 from test_remote import free_port, running
 
 from mcp_notebook import Client, Handlers, Server, get_client
+from mcp_notebook.core.history import Call
 from mcp_notebook.core.replay import env_name
 from mcp_notebook.errors import RequestTimeout
 
@@ -387,3 +389,36 @@ def test_the_era_probe_a_legacy_server_refuses_is_no_error(peer: str, tmp_path: 
             assert list(shown["method"][:1]) == ["server/discover"]
         finally:
             line(ip, "remove legacy")
+
+
+class BusyCalls(deque[Call]):
+    """The history's calls as another thread's blocking requests append to them (their
+    recorder.sent): one after each of ours, and one during every read by iteration."""
+
+    def append(self, call: Call) -> None:
+        super().append(call)
+        super().append(Call("other", {"jsonrpc": "2.0", "id": 0, "method": "tools/call"}))
+
+    def _appending(self, calls: Iterator[Call]) -> Iterator[Call]:
+        for call in calls:
+            super().append(Call("other", {"jsonrpc": "2.0", "id": 0, "method": "tools/call"}))
+            yield call
+
+    def __iter__(self) -> Iterator[Call]:
+        return self._appending(super().__iter__())
+
+    def __reversed__(self) -> Iterator[Call]:
+        return self._appending(super().__reversed__())
+
+
+def test_the_era_probe_is_noted_without_searching_the_history(client: Client) -> None:
+    # Searching the shared calls for the probe raced other threads' requests ("deque mutated
+    # during iteration" failed the connect): the handshake is handed the probe's call instead.
+    client.runtime.history.calls = BusyCalls(maxlen=client.runtime.history.size)
+    command, args = faulty_cmd("ok")
+    server = client.add("legacy", command, args)
+    assert server.era_note == "server/discover answered -32601: legacy"
+    history = client.runtime.history
+    history.calls = deque(deque.__iter__(history.calls), maxlen=history.size)  # read it quietly now
+    (probe,) = [c for c in client.calls("legacy") if c.method == "server/discover"]
+    assert probe.outcome == "legacy server (server/discover answered -32601)" and not probe.failed

@@ -348,6 +348,27 @@ def test_codes_far_down_a_big_csv_stay_text() -> None:
     assert dtypes(times) == {"id": "int64", "at": "text"}  # "09:…" starts like a code, in a column of text
 
 
+def test_codes_after_a_tab_or_on_cr_only_lines_stay_text() -> None:
+    for text in ("zip,n\r01234,1\r02345,2\r", "n,zip\r1,01234\r2,02345\r", "n,zip\n1,\t01234\n2,5\n"):
+        frame = _text_result(text).to_frame()
+        assert dtypes(frame) == {"zip": "text", "n": "int64"}, repr(text)
+        assert frame["zip"][0].strip() == "01234", repr(text)
+
+
+def test_integers_beyond_2_53_with_gaps_stay_exact() -> None:
+    # pandas gives an integer column with gaps as floats, which round past 2**53: two ids
+    # would become one number. Such a column is read again as text, and becomes Int64.
+    text = "id,name\n1234567890123456789,a\n,b\n1234567890123456788,c\n"
+    resource = {"type": "resource", "resource": {"uri": "r://t", "mimeType": "text/csv", "text": text}}
+    for result in (_text_result(text), call(resource)):
+        frame = result.to_frame()
+        assert dtypes(frame) == {"id": "Int64", "name": "text"}
+        assert frame["id"].tolist() == [1234567890123456789, pd.NA, 1234567890123456788]
+    assert _text_result("x,n\n1.5e300,a\n,b\n").to_frame()["x"].dtype == "float64"  # a float stays one
+    unsigned = _text_result("| a | b |\n|---|---|\n| 18446744073709551615 | x |\n|  | y |\n").to_frame()
+    assert dtypes(unsigned) == {"a": "UInt64", "b": "text"} and unsigned["a"][0] == 2**64 - 1
+
+
 def test_a_column_that_turns_to_text_far_down_is_text() -> None:
     # pandas reads a big CSV in chunks: numbers in one, text in a later one gave a mix of both.
     frame = _text_result("a,b\n" + "1,x\n" * 300_000 + "y,2\n").to_frame()
@@ -389,12 +410,17 @@ print(json.dumps([{c: str(t) for c, t in frame.dtypes.items()}, frame.astype(str
 
 
 def test_a_header_row_alone_is_an_empty_table_with_its_columns() -> None:
-    empty = _text_result("id,name,total\n").to_frame()
-    assert empty.empty and list(empty.columns) == ["id", "name", "total"]
-    for prose in ("id,name,total", "Just one line, with a comma\n"):  # no line break after it, or words
+    for header in ("id,name,total\n", "user_id;createdAt\n"):
+        empty = _text_result(header).to_frame()
+        assert empty.empty and list(empty.columns) == header.strip().replace(";", ",").split(",")
+    # Prose ending in a line break is no header row unless asked: a space after the
+    # delimiter, or two plain words.
+    prose = ("id,name,total", "Just one line, with a comma\n", "Hello, world\n", "yes, done\n", "ok;saved\n")
+    for text in (*prose, "Paris, France\n"):
         with pytest.raises(ValueError, match="holds no table"):
-            _text_result(prose).to_frame()
+            _text_result(text).to_frame()
     assert list(_text_result("order id,total\n").to_frame(format="csv").columns) == ["order id", "total"]
+    assert list(_text_result("ok;saved\n").to_frame(format="csv").columns) == ["ok", "saved"]
 
 
 def test_a_forced_reader_that_finds_no_table_says_so() -> None:
@@ -425,6 +451,44 @@ def test_python_rows_with_dates_decimals_and_uuids() -> None:
     assert frame["id"][0] == "12345678-1234-5678-1234-567812345678" and frame["price"].sum() == 19.75
     assert frame["at"][0] == frame["at"][1] == pd.Timestamp("2024-05-01T10:00:00Z")
     assert frame["opens"][0] == datetime.time(9, 30)
+    # One fixed offset (named, as repr() prints it, or not) is in UTC too, as in CSV text.
+    zone = "datetime.timezone(datetime.timedelta(seconds=7200)"
+    for named in (zone + ")", zone + ", 'CEST')"):
+        at = _text_result(f"[{{'at': datetime.datetime(2024, 5, 1, 12, 0, tzinfo={named})}}]").to_frame()["at"]
+        assert dtypes(at.to_frame()) == {"at": "datetime64 UTC"} and at[0] == pd.Timestamp("2024-05-01T10:00:00Z")
+
+
+def test_python_values_no_dtype_holds() -> None:
+    # A signalling NaN is a missing value; integers beyond 64 bits are their text (a hex one
+    # past Python's 4300-digit printing limit too), whichever parser reads the literal.
+    signalling = _text_result("[{'a': Decimal('sNaN')}, {'a': Decimal('1.5')}]").to_frame()
+    assert signalling["a"].isna().tolist() == [True, False]
+    huge = _text_result("[{'a': 0x" + "f" * 4000 + "}, {'a': 1}]").to_frame()
+    assert huge["a"][0].startswith("0xfff") and huge["a"][1] == 1 and "0xfff" in repr(huge)
+    wide = "123456789012345678901234567890"
+    for text in (f"[{{'a': {wide}}}, {{'a': -{wide}}}]", f"[{{'a': {wide}, 'b': (1,)}}, {{'a': -{wide}, 'b': (2,)}}]"):
+        assert _text_result(text).to_frame()["a"].tolist() == [wide, "-" + wide], text  # JSON-shaped, then not
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "date(99999999999999999999, 1, 1)",
+        "time(99999999999999999999)",
+        "datetime(2024, 1, 1, tzinfo=timezone(timedelta(1e300)))",
+        "datetime(2024, 1, 1, tzinfo=timezone(timedelta(seconds=1e400)))",
+        "Decimal((0, (1,), 99999999999999999999))",
+        "Decimal('abc')",
+        "Decimal('1e99999999999999999999')",
+        "UUID('zz')",
+    ],
+)
+def test_constructor_arguments_that_make_no_value_are_no_table(value: str) -> None:
+    result = _text_result(f"[{{'a': {value}}}]")
+    with pytest.raises(ValueError, match=r"holds no table \(tried"):
+        result.to_frame()
+    with pytest.raises(ValueError, match="holds no python table: not a Python literal"):
+        result.to_frame(format="python")
 
 
 @pytest.mark.parametrize(

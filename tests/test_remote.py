@@ -249,6 +249,29 @@ def test_a_raised_limit_reaches_a_live_http_connection(faulty_http: str) -> None
         client.close()
 
 
+def test_a_json_body_cut_off_at_the_limit_is_too_large_if_the_limit_is_raised_meanwhile(faulty_http: str) -> None:
+    # The body is read, and cut, under the limit read as it began: raised meanwhile (here
+    # at once after that read), the bytes cut off are still too large, not "not JSON".
+    client = Client(settings=Settings(max_message_size=1 << 20))
+    try:
+        server = client.add("faulty", url=f"{faulty_http}/ok/mcp", transport="http")
+        assert server.call_tool("echo").text == "fine"  # (its listing read before the limit is swapped)
+        transport = server.connection.transport
+        assert transport is not None
+        reads: list[int] = []
+
+        def raised_after_one_read() -> int:
+            reads.append(1)
+            return 1 << 20 if len(reads) == 1 else 8 << 20
+
+        transport.limit = raised_after_one_read
+        with pytest.raises(MessageTooLarge):
+            server.call_tool("bigjson", timeout=WAIT)
+        assert len(server.call_tool("bigjson", timeout=WAIT).text) == 3_000_000  # asked again: it passes
+    finally:
+        client.close()
+
+
 def test_a_raised_limit_reaches_a_live_legacy_stream(client: Client) -> None:
     # Every legacy answer comes on the one event stream opened at connect: its reader
     # must take a limit raised after that, not the one the stream was opened with.
@@ -309,6 +332,9 @@ def test_http_error_pages_are_one_line(client: Client, faulty_http: str, path: s
     with pytest.raises(MCPError, match=expected) as info:
         client.add("bad", url=f"{faulty_http}/{path}/mcp", transport="http")
     assert "\n" not in str(info.value) and "<html>" not in str(info.value)
+    # Its answer to the era probe, too, is an error, not a legacy server's expected refusal.
+    (probe,) = [c for c in client.calls("bad") if c.method == "server/discover"]
+    assert probe.failed and probe in client.calls("bad", errors=True), probe.outcome
 
 
 def test_tls_is_verified_and_a_ca_bundle_can_be_trusted(tmp_path: Path) -> None:

@@ -16,9 +16,11 @@ values have, by these rules, column by column:
 - text that only looks like a number stays text: a leading zero (``01234``), a leading
   ``+`` (``+15551234567``);
 - Python ints with missing values: ``Int64``; floats with missing values whose other values
-  are all whole numbers (how pandas holds an integer column with gaps): ``Int64`` too;
-  ``Decimal`` values: ``float64``; ``date`` and ``datetime`` values: ``datetime64`` (in UTC
-  when they carry a time zone);
+  are all whole numbers below 2**53 (how pandas holds an integer column with gaps; CSV text
+  with bigger ones is read again as text, so they come here exact): ``Int64`` too; numeric
+  text beyond ``int64`` and within ``uint64``: ``uint64`` (``UInt64`` with gaps);
+  ``Decimal`` values: ``float64``; ``date`` and ``datetime`` values, and zoned ``datetime64``
+  columns: ``datetime64`` (in UTC when they carry a time zone, one fixed offset too);
 - anything else (text, mixed values, nested lists, ``time`` values) is left as it is.
 
 A column of text is judged on its first values before the whole of it is looked at, and the
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CODE", "MISSING", "typed"]
+__all__ = ["CODE", "EXACT", "MISSING", "typed"]
 
 # ISO 8601 as servers write it: a date, optionally a time (T or space), optionally an offset.
 ISO_DATETIME = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?"
@@ -47,7 +49,8 @@ CODE = r"\s*(?:[+]|[-]?0\d)"
 MISSING = frozenset({"NA", "N/A", "n/a", "#N/A", "NaN", "nan", "NULL", "null", "None", "<NA>"})
 """Words for a missing value beside numbers, booleans or dates (pandas' own, mostly)."""
 _SAMPLE = 64  # values looked at first: a column of text is ruled out before the whole of it is parsed
-_EXACT = 2**53  # floats beyond this are not exact integers
+EXACT = 2**53
+"""Floats this big or bigger are not all exact integers (a float64 has 53 bits of mantissa)."""
 
 
 def typed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -87,14 +90,17 @@ def _typed_column(column: pd.Series) -> pd.Series | None:
         return _whole(column)
     if isinstance(column.dtype, pd.StringDtype):
         return _from_text(column)
+    if column.dtype.kind == "M" and column.dt.tz is not None and str(column.dt.tz) != "UTC":
+        utc: pd.Series = column.dt.tz_convert("UTC")  # pandas keeps one fixed offset (UTC+02:00) as it came
+        return utc
     if column.dtype != object:
         return None  # already numbers, booleans, dates or categories
-    values = column.dropna()
-    if values.empty:
-        return None
-    missing = len(values) < len(column)
-    kind = pd.api.types.infer_dtype(values, skipna=False)
     try:
+        values = column.dropna()  # a signalling NaN Decimal raises here (InvalidOperation)
+        if values.empty:
+            return None
+        missing = len(values) < len(column)
+        kind = pd.api.types.infer_dtype(values, skipna=False)
         if kind == "boolean":
             return column.astype("boolean" if missing else bool)
         if kind == "integer":
@@ -105,12 +111,13 @@ def _typed_column(column: pd.Series) -> pd.Series | None:
             return floats if whole is None else whole
         if kind in ("datetime", "datetime64", "date"):
             try:
-                return pd.to_datetime(column)
-            except ValueError:  # a time zone, or several: pandas wants them in UTC
+                stamps = pd.to_datetime(column)
+            except ValueError:  # several time zones: pandas wants them in UTC
                 return pd.to_datetime(column, utc=True)
+            return stamps if stamps.dt.tz is None else stamps.dt.tz_convert("UTC")  # as zoned ISO text becomes
         if kind == "string":
             return _from_text(column)
-    except (ValueError, TypeError, OverflowError):
+    except (ValueError, TypeError, ArithmeticError):
         return None  # e.g. integers beyond int64, or naive and zoned datetimes mixed: left as they came
     return None
 
@@ -147,7 +154,7 @@ def _from_text(column: pd.Series) -> pd.Series | None:
         if zoned.any() and not zoned.all():
             return None
         return _dates(values, bool(zoned.all())).reindex(column.index)
-    except (ValueError, TypeError, OverflowError):
+    except (ValueError, TypeError, ArithmeticError):
         return None  # a later value is not one (pandas' and pyarrow's parsers raise): the column stays text
 
 
@@ -159,7 +166,9 @@ def _numbers(values: pd.Series, missing: bool, index: pd.Index) -> pd.Series | N
     numbers = pd.to_numeric(values.astype(object))
     if numbers.dtype.kind not in "iuf":
         return None
-    if numbers.dtype.kind in "iu":
+    if numbers.dtype.kind == "u":  # beyond int64's range, within uint64's
+        numbers = numbers.astype("UInt64" if missing else "uint64")
+    elif numbers.dtype.kind == "i":
         numbers = numbers.astype("Int64" if missing else "int64")
     return numbers.reindex(index)  # missing values come back as NaN / <NA>
 
@@ -205,6 +214,6 @@ def _whole(column: pd.Series) -> pd.Series | None:
     if not gaps.any() or gaps.all():
         return None  # no gaps: pandas would have made it int64 were it integers
     present = values[~gaps]
-    if not (np.abs(present) < _EXACT).all() or not (present == np.floor(present)).all():
+    if not (np.abs(present) < EXACT).all() or not (present == np.floor(present)).all():
         return None
     return column.astype("Int64")

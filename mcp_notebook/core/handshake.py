@@ -9,9 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError, RequestTimeout, RPCError
 from . import era
+from .history import Call
 from .protocol import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
     LATEST_MODERN_VERSION,
     LATEST_PROTOCOL_VERSION,
+    METHOD_NOT_FOUND,
     MODERN_PROTOCOL_VERSIONS,
     SUPPORTED_PROTOCOL_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -29,6 +33,9 @@ JSON = dict[str, Any]
 # once; a dual-era server too slow to start answers the initialize that follows with
 # -32022, and is probed again.
 PROBE_TIMEOUT = 3.0
+# What a legacy server answers the probe, a method it does not know (-32022 too: one that
+# names only legacy versions): an expected refusal. Another error (-32603) is a failure.
+LEGACY_REFUSALS = (INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION)
 
 
 async def open_session(session: ClientSession, timeout: float | None, protocol: str) -> JSON:
@@ -45,28 +52,31 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
     version = protocol if pinned else LATEST_MODERN_VERSION
     deadline = None if timeout is None else time.monotonic() + timeout
     before = ""  # what a second attempt follows, for the note
+    probe: list[Call | None] = []  # the probe's entry in the history, handed back as it starts
     for attempt in (0, 1):
         wait = _left(deadline)
         if not pinned and wait is not None:
             wait = min(wait / 2, PROBE_TIMEOUT)
-        probe: list[int | str] = []  # its id, for the history
-        refused = False
+        probe.clear()
+        refused = expected = False
         try:
-            result = await discover(session, version, wait, probe.append)
+            result = await discover(session, version, wait, lambda _, call: probe.append(call))
         except RPCError as e:
             verdict = era.after_probe_error(e, version, session.name, first=attempt == 0)
             heard = f"server/discover answered {e.code}"
             if pinned and verdict.era != "modern":
                 raise _not_spoken(session.name, version, e) from None
-            refused = True
+            refused, expected = True, verdict.era != "legacy" or _legacy_refusal(e.code, e.http_status)
         except (RequestTimeout, HttpStatusError) as e:
             if pinned or isinstance(e, AuthChallenge):
                 raise
             verdict, refused = era.LEGACY, True  # silence, or an HTTP error with no JSON-RPC answer in it
             if isinstance(e, HttpStatusError):
                 heard = f"server/discover got HTTP {e.status}"
+                expected = _legacy_refusal(None, e.status)
             else:
                 heard = f"no answer to server/discover in {wait or 0:.1f} s"
+                expected = True  # a legacy server may ignore a request before initialize
         else:
             verdict = era.after_discover(result, session.name)
             heard = "server/discover answered"
@@ -76,10 +86,14 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
                 return result
             if pinned:
                 raise _not_spoken(session.name, version, None)
-        if refused and probe:
+        if refused and probe and (call := probe[0]) is not None:
             # The user sent no probe, and its refusal is how the era is told: what it
             # meant is its outcome in the history, not an error (the transcript keeps it whole).
-            session.recorder.expected(probe[0], _probe_outcome(verdict, heard))
+            # Another error (-32603, HTTP 503) stays one, saying what the handshake made of it.
+            if expected:
+                call.note = _probe_outcome(verdict, heard)
+            elif call.error is not None:
+                call.error = f"{call.error}; taken for a {_probe_outcome(verdict, heard)}"
         if verdict.era == "retry" and verdict.version:
             version, before = verdict.version, f"{heard} naming {verdict.version}; "
             continue
@@ -100,11 +114,20 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
 
 
 async def discover(
-    session: ClientSession, version: str, timeout: float | None, on_id: Callable[[int | str], None] | None = None
+    session: ClientSession,
+    version: str,
+    timeout: float | None,
+    on_start: Callable[[int | str, Call | None], None] | None = None,
 ) -> JSON:
     """``server/discover`` at ``version`` (its _meta says so, whatever the session's era)."""
     meta = era.request_meta(version, session.modern_capabilities, session.client_info)
-    return await session.request("server/discover", {"_meta": meta}, timeout=timeout, on_id=on_id)
+    return await session.request("server/discover", {"_meta": meta}, timeout=timeout, on_start=on_start)
+
+
+def _legacy_refusal(code: int | None, status: int | None) -> bool:
+    """Whether a probe's error is a legacy server's refusal: one of LEGACY_REFUSALS, or an
+    HTTP 400/404/405 (a legacy HTTP server's answer to a request outside its session)."""
+    return code in LEGACY_REFUSALS or status in (400, 404, 405)
 
 
 def _probe_outcome(verdict: era.Verdict, heard: str) -> str:

@@ -47,11 +47,6 @@ class Recorder(Protocol):
         """A request sent again under a new id (an input-required round): the same call."""
         ...
 
-    def expected(self, rid: int | str, outcome: str) -> None:
-        """The request ``rid``, just ended, was refused as the client expected it might be
-        (a legacy server's answer to the era probe): ``outcome`` says what it was; not an error."""
-        ...
-
     def received(self, message: JSON, raw: Raw | None = None) -> None:
         """A message from the server; ``raw``: as read, when the transport read it alone."""
         ...
@@ -71,9 +66,6 @@ class NotRecording:
         return None
 
     def retried(self, message: JSON) -> None:
-        pass
-
-    def expected(self, rid: int | str, outcome: str) -> None:
         pass
 
     def received(self, message: JSON, raw: Raw | None = None) -> None:
@@ -123,7 +115,8 @@ class Call:
         # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the answer.
         self.kept: Any = None
         self.size_in: int | None = None
-        # An expected refusal (see Recorder.expected): the outcome shown, and not a failure.
+        # A refusal the client expected (a legacy server's answer to the era probe, which
+        # the handshake notes here): the outcome shown, and not a failure.
         self.note: str | None = None
 
     def __repr__(self) -> str:
@@ -292,12 +285,6 @@ class ServerRecorder:
 
     def retried(self, message: JSON) -> None:
         self._history.transcripts[self.server].append(("out", time.time(), message, None))
-
-    def expected(self, rid: int | str, outcome: str) -> None:
-        for call in reversed(self._history.calls):  # it just ended: near the end, other servers' between
-            if call.server == self.server and call.rid == rid:
-                call.note = outcome
-                return
 
     def received(self, message: JSON, raw: Raw | None = None) -> None:
         size = 0 if raw is None else len(raw)

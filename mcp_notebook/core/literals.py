@@ -5,9 +5,13 @@
 ``datetime.time(10, 0)``, ``Decimal('12.50')``, ``UUID('…')``. ``literal`` walks the syntax
 tree and accepts exactly those constructors (as ``datetime.date`` or ``date``, and so on),
 with literal arguments, besides what ``literal_eval`` accepts; a datetime's or time's
-``tzinfo=`` may be ``datetime.timezone.utc`` or ``datetime.timezone(datetime.timedelta(...))``.
-Nothing is evaluated: any other call, name or expression is refused. A ``UUID`` becomes its
-text (pandas has no UUID dtype; the text is what a join or a filter wants).
+``tzinfo=`` may be ``datetime.timezone.utc`` or ``datetime.timezone(datetime.timedelta(...))``
+(with a name after the offset, as ``repr()`` prints a named one). Nothing is evaluated: any
+other call, name or expression is refused, and so are arguments no value can be made of
+(``date(10**20, 1, 1)``, ``Decimal('abc')``). A ``UUID`` becomes its text (pandas has no UUID
+dtype; the text is what a join or a filter wants); so does an integer beyond 64 bits (no
+integer dtype holds it, and past 4300 digits Python cannot even print it); a signalling
+``Decimal('sNaN')`` becomes a quiet NaN (a signalling one raises when compared or hashed).
 """
 
 from __future__ import annotations
@@ -19,7 +23,12 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["literal"]
+__all__ = ["WIDE", "literal", "wide"]
+
+WIDE = 2**64
+"""Integers this wide or wider (either sign) are kept as text: no integer dtype holds them."""
+# How a constructor refuses its arguments (OverflowError and InvalidOperation are ArithmeticErrors).
+_MADE = (ArithmeticError, ValueError, TypeError)
 
 
 def _uuid(text: str) -> str:
@@ -60,7 +69,22 @@ def _value(node: ast.AST) -> Any:
         return {_value(k): _value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
     if isinstance(node, ast.Call):
         return _call(node)
-    return ast.literal_eval(node)  # a constant, -1, 1+2j; anything else raises ValueError
+    value = ast.literal_eval(node)  # a constant, -1, 1+2j; anything else raises ValueError
+    return wide(value) if type(value) is int else value
+
+
+def wide(value: int | str) -> int | str:
+    """An integer (or its digits, as JSON's ``parse_int`` gives them) as an ``int``, or as
+    text when it is ``WIDE`` or wider: decimal digits, or hex past Python's printing limit."""
+    number = int(value) if isinstance(value, str) else value
+    if -WIDE < number < WIDE:
+        return number
+    if isinstance(value, str):
+        return value
+    try:
+        return str(number)
+    except ValueError:  # over sys.get_int_max_str_digits(): only a hex (or octal) literal gets here
+        return hex(number)
 
 
 def _call(node: ast.Call) -> Any:
@@ -77,7 +101,13 @@ def _call(node: ast.Call) -> Any:
             kwargs["tzinfo"] = _zone(keyword.value)
         else:
             kwargs[keyword.arg] = ast.literal_eval(keyword.value)
-    return make(*args, **kwargs)
+    try:
+        value = make(*args, **kwargs)
+    except _MADE:
+        raise ValueError(f"{name}(...) with these arguments makes no value") from None
+    if isinstance(value, decimal.Decimal) and value.is_snan():
+        return decimal.Decimal("-NaN" if value.is_signed() else "NaN")
+    return value
 
 
 def _zone(node: ast.AST) -> dt.tzinfo | None:
@@ -85,11 +115,16 @@ def _zone(node: ast.AST) -> dt.tzinfo | None:
         return None
     if _dotted(node) in _UTC:
         return dt.timezone.utc
-    if isinstance(node, ast.Call) and _dotted(node.func) in _ZONES and len(node.args) == 1 and not node.keywords:
-        delta = node.args[0]
+    if isinstance(node, ast.Call) and _dotted(node.func) in _ZONES and len(node.args) in (1, 2) and not node.keywords:
+        delta, *named = node.args
+        name = [ast.literal_eval(n) for n in named]  # repr() of a named offset: timezone(timedelta(...), 'CET')
         if isinstance(delta, ast.Call) and _dotted(delta.func) in _DELTAS and all(k.arg for k in delta.keywords):
             args = [ast.literal_eval(a) for a in delta.args]
-            return dt.timezone(dt.timedelta(*args, **{str(k.arg): ast.literal_eval(k.value) for k in delta.keywords}))
+            kwargs = {str(k.arg): ast.literal_eval(k.value) for k in delta.keywords}
+            try:
+                return dt.timezone(dt.timedelta(*args, **kwargs), *name)
+            except _MADE:
+                raise ValueError("timezone(timedelta(...)) with these arguments makes no time zone") from None
     raise ValueError("a tzinfo other than timezone.utc or timezone(timedelta(...)) is not a literal")
 
 

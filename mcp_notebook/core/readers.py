@@ -38,7 +38,7 @@ from ..errors import ArgumentError
 from .delimited import csv_frame
 from .dtypes import typed
 from .frames import ROW_KEYS, contents_frame, records_frame
-from .literals import literal
+from .literals import literal, wide
 from .text import clipped
 
 if TYPE_CHECKING:
@@ -68,7 +68,9 @@ _SAMPLE_LINES = 50  # a CSV's delimiter and width are judged on its first lines
 _SAMPLE_CHARS = 65_536
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")  # a Markdown table's |---|---|
 _CELL = re.compile(r"(?<!\\)\|")
+_WIDE_DIGITS = re.compile(r"\d{20}")  # as many digits as 2**64 has: an integer literal may be WIDE
 _NAME = re.compile(r"[^\W\d]\w*(?:[.-]\w+)*")  # a column name as a header row alone may hold: id, unit_price
+_MARKED = re.compile(r"[_.\d-]|[a-z][A-Z]")  # only an identifier has these: unit_price, createdAt, q1
 
 
 class NotATable(ValueError):
@@ -204,8 +206,8 @@ def read_csv(text: str, forced: bool = False, sep: str | None = None) -> list[pd
         raise NotATable("one column: prose, not a table")
     if not forced and any(_prose(name) for name in rows[0]):
         raise NotATable("its first line reads as prose, not column names")
-    if alone and not (forced or (len(rows[0]) > 1 and all(_NAME.fullmatch(name.strip()) for name in rows[0]))):
-        raise NotATable("one line")  # a header row alone is names (id,name,total), not words
+    if alone and not forced and not _names(rows[0]):
+        raise NotATable("one line")  # a header row alone is names (id,name,total), not words ("Paris, France")
     if alone and forced and not all(_named(name) for name in rows[0]):
         raise NotATable("one line, and not a header row")  # e.g. a Python literal: no table to give
     try:
@@ -271,7 +273,7 @@ def read_python(text: str, forced: bool = False) -> list[pd.DataFrame]:
             raise NotATable(f"over {limit:,} characters: not parsed as a Python literal{more}")
         try:
             value = literal(body)  # literals and a few constructors (core/literals.py): nothing is run
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, ArithmeticError, SyntaxError, MemoryError, RecursionError):
             raise NotATable("not a Python literal") from None
     return value_tables(value)
 
@@ -283,7 +285,8 @@ def _json_shaped(body: str) -> Any:
     Only when the text has no double quote, backslash or NUL: then every string is ``'...'``
     with no quote inside, so splitting on ``'`` separates strings from the rest exactly, and
     the words are translated outside strings only. Anything JSON then refuses (tuples, sets,
-    bytes, ``nan``, non-string keys, calls) goes to ``literal``."""
+    bytes, ``nan``, non-string keys, calls) goes to ``literal``. Integers are as ``literal``
+    gives them: text when ``WIDE`` or wider (the hook only where 20 digits in a row occur)."""
     if '"' in body or "\\" in body or "\x00" in body:
         return None
     parts = body.split("'")
@@ -292,7 +295,7 @@ def _json_shaped(body: str) -> Any:
     outside = "\x00".join(parts[0::2]).replace("None", "null").replace("True", "true").replace("False", "false")
     parts[0::2] = outside.split("\x00")
     try:
-        return json.loads('"'.join(parts))
+        return json.loads('"'.join(parts), parse_int=wide if _WIDE_DIGITS.search(outside) else None)
     except (ValueError, RecursionError):
         return None
 
@@ -301,6 +304,15 @@ def _prose(name: str) -> bool:
     """Whether a would-be column name reads as words of a sentence ("Title: X", "It rained.")."""
     name = name.strip()
     return len(name) > 80 or len(name.split()) > 6 or ": " in name or name.endswith((".", "!", "?"))
+
+
+def _names(row: list[str]) -> bool:
+    """Whether a lone line, unasked, is a header row: names with no space around them, each
+    like an identifier, three or more of them or one with an identifier's marks (``user_id,
+    name``); two plain words are as likely a reply ("ok;saved")."""
+    if len(row) < 2 or not all(_NAME.fullmatch(name) for name in row):
+        return False  # fullmatch: " world" (a space after the delimiter) is prose's
+    return len(row) > 2 or any(_MARKED.search(name) for name in row)
 
 
 def _named(name: str) -> bool:

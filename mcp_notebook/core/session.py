@@ -30,7 +30,7 @@ from ..errors import (
     RPCError,
 )
 from . import caching, era, handshake, rounds
-from .history import NOT_RECORDING, Recorder
+from .history import NOT_RECORDING, Call, Recorder
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
@@ -224,18 +224,19 @@ class ClientSession:
         *,
         timeout: float | EllipsisType | None = ...,  # ...: the session's request_timeout
         on_progress: ProgressCallback | None = None,
-        on_id: Callable[[int | str], None] | None = None,
+        on_start: Callable[[int | str, Call | None], None] | None = None,
     ) -> JSON:
         """Send a request and wait for its result, on the loop.
 
         ``timeout`` (seconds, None for no limit) restarts whenever the server reports
         progress. On timeout or cancellation the server gets ``notifications/cancelled``.
-        ``on_id(id)`` runs before it is sent (what the server tags with its id is known).
+        ``on_start(id, call)`` runs before it is sent: what the server tags with its id is
+        known, and ``call`` is its entry in the history (None: not recorded).
         """
         loop = self._loop or asyncio.get_running_loop()
         message, pending = self._begin(method, params, timeout, on_progress, loop.create_future())
-        if on_id is not None and pending.rid is not None:
-            on_id(pending.rid)
+        if on_start is not None and pending.rid is not None:
+            on_start(pending.rid, pending.call)
         if pending.deadline is not None:
             self._requests.watch(loop, pending.deadline)
         try:

@@ -172,7 +172,7 @@ class Listening:
         # Long-lived: no timeout (it is nobody's call to wait on); over HTTP its reply stream stays open.
         params = {"notifications": wanted}
         request = asyncio.ensure_future(
-            session.request(LISTEN, params, timeout=None, on_id=lambda rid: self.listens.sent(listen, rid))
+            session.request(LISTEN, params, timeout=None, on_start=lambda rid, _: self.listens.sent(listen, rid))
         )
         self._listening[listen] = (request, ack)
         request.add_done_callback(lambda done: self._listen_ended(session, listen, done))

@@ -4,6 +4,7 @@
 
 Modes: ok, garbage, exit-mid-call, no-init, crash-at-start, bad-version, oversize, hang,
 silent-before-init (answers no request before initialize, e.g. a server/discover probe),
+discover-fails (answers server/discover with -32603 "database down", as a broken server might),
 and version=YYYY-MM-DD (answers initialize with that protocol version).
 Tool `wait` answers with its `answer` argument, or without one waits until cancelled (a
 log message says so); `release` answers every `hang` call so far (late), then itself.
@@ -147,6 +148,8 @@ def main() -> None:
                     send({"jsonrpc": "2.0", "id": rid, "result": content})
                 else:  # the id last, as the TypeScript SDK writes it
                     send({"result": content, "jsonrpc": "2.0", "id": rid})
+        elif method == "server/discover" and MODE == "discover-fails":
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "database down"}})
         elif method == "ping":
             result(rid, {})
         elif rid is not None:

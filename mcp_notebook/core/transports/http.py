@@ -238,7 +238,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                     await self._reissue(message, first)  # cut off mid-answer: a modern request goes again
                     return
                 if reply.size:
-                    self._deliver(b"".join(reply.chunks), rid)
+                    self._deliver(b"".join(reply.chunks), rid, reply.limit)
         finally:
             await response.aclose()  # whatever happened, even a cancel: the socket goes back or away
 
@@ -471,7 +471,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                     self._inbox.call(self._spawn, self._reissue(message, self._resendable(rid)), rid)
                     return None
                 if reply.size:
-                    self._deliver(b"".join(reply.chunks), rid)
+                    self._deliver(b"".join(reply.chunks), rid, reply.limit)
         finally:
             if not handed_on:
                 response.close()

@@ -285,11 +285,12 @@ class HttpTransport(Transport):
                 del self._aliases[alias]
             return first
 
-    def _deliver(self, data: str | bytes, rid: int | str | None = None) -> bool:
+    def _deliver(self, data: str | bytes, rid: int | str | None = None, limit: int | None = None) -> bool:
         """Hand over one JSON-RPC message (or batch). ``rid``: the request whose reply this
         should be (a POST's own reply), so that a bad one fails that request at once.
+        ``limit``: the one a body was read (and cut) under, if it was read (default: now's).
         Returns whether that reply was in it."""
-        if len(data) > self.max_message_size:
+        if len(data) > (self.max_message_size if limit is None else limit):
             self._too_large(rid, len(data))
             return rid is not None
         try:

@@ -83,7 +83,8 @@ def cut_response(response: httpx.Response) -> None:
 
 class ReplyBody:
     """A JSON answer's bytes as they come; ``add`` says False once they pass the limit (the
-    answer is then refused as too large, by ``_deliver``)."""
+    answer is then refused as too large, by ``_deliver``, given this ``limit``: one raised
+    meanwhile must not pass the cut bytes on as an unreadable answer)."""
 
     __slots__ = ("chunks", "limit", "size")
 

@@ -30,7 +30,8 @@ def _checked_last(name: str, last: int | None) -> int | None:
 Every request is recorded, newest last: time, server, method, name (tool, prompt or
 resource), arguments (secret-looking keys hidden, long values cut), duration (seconds),
 outcome (ok, cancelled, or the error), bytes out and in. --errors keeps the failures
-(not the era probe a legacy server refuses: its outcome says "legacy server (…)").
+(not the era probe a legacy server refuses: -32600/-32601/-32602, HTTP 400/404/405 or
+silence; its outcome says "legacy server (…)"; any other error to it is a failure).
 The ring holds %config MCPMagics.history_size requests (0 turns recording off).
 --export writes a plain Python script (the Python API, no notebook needed) that replays
 the successful tool calls, resource reads and prompts in order; servers are added from
