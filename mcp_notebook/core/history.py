@@ -103,7 +103,7 @@ class Call:
         self.server = server
         self._message: JSON | None = message  # dropped when it ends, if ``raw_out`` holds it
         self.rid = message.get("id")
-        self.raw_out: bytes | None = None  # the request as written (a stdio line): see wrote
+        self.raw_out: bytes | None = None  # the request as written (a stdio line): see ``wrote``
         self.time = time.time()
         self.started = time.monotonic()
         self.duration: float | None = None  # None: still in flight
@@ -121,12 +121,6 @@ class Call:
 
     def __repr__(self) -> str:
         return f"<Call {self.server}.{printable(self.method)} {clipped(self.outcome, 60)}>"
-
-    def wrote(self, line: bytes) -> None:
-        """The request went out as ``line``: kept instead of its dicts once it ends, unless it is
-        big (its arguments are the caller's: a copy of them would be held here alone)."""
-        if len(line) <= HEAVY_AT:
-            self.raw_out = line
 
     @property
     def message(self) -> JSON:
@@ -247,6 +241,13 @@ class Call:
             "bytes_out": self.bytes_out,
             "bytes_in": self.bytes_in,
         }
+
+
+def wrote(call: Call | None, line: bytes | None) -> None:
+    """``call``'s request went out as ``line`` (None: not as a line): kept instead of its dicts
+    once it ends, unless it is big (its arguments are the caller's: a copy would be held here alone)."""
+    if call is not None and line is not None and len(line) <= HEAVY_AT:
+        call.raw_out = line
 
 
 def ended(error: BaseException) -> str:
@@ -492,4 +493,5 @@ __all__ = [
     "message_row",
     "shown",
     "successful",
+    "wrote",
 ]

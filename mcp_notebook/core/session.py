@@ -30,7 +30,7 @@ from ..errors import (
     RPCError,
 )
 from . import caching, era, handshake, rounds
-from .history import NOT_RECORDING, Call, Recorder
+from .history import NOT_RECORDING, Call, Recorder, wrote
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
@@ -242,9 +242,7 @@ class ClientSession:
         try:
             try:
                 if self._send_on_loop is not None:
-                    written = self._send_on_loop(message)  # one coroutine frame fewer on the hot path
-                    if written is not None and pending.call is not None:
-                        pending.call.wrote(written)  # the history keeps the line, not the dicts
+                    wrote(pending.call, self._send_on_loop(message))  # one coroutine frame fewer on the hot path
                 else:
                     await self.transport.send(message)
             except TypeError as e:
@@ -288,9 +286,7 @@ class ClientSession:
             waker.cancel = lambda: self.cancel(pending)
         try:
             try:
-                written = transport.send_nowait(message, pending.timeout)
-                if written is not None and pending.call is not None:
-                    pending.call.wrote(written)
+                wrote(pending.call, transport.send_nowait(message, pending.timeout))
             except TypeError as e:
                 raise _not_json(method, e) from None
             return self._wait_here(transport, pending, waker)
