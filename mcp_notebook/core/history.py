@@ -1,13 +1,16 @@
 """The kernel's history of requests (``%mcp history``) and each server's JSON-RPC
 transcript (``%mcp transcript``): bounded rings, recorded cheaply, read lazily.
 
-Recording sits on every request's path (the bulk map's too), so it keeps references only:
-the message dicts as sent and received, and the result. Redaction, elision,
-sizes and text are worked out when the history is viewed or exported. A big message (over
-``HEAVY_AT`` bytes as read: a resource, a file) is the exception: it is kept as it is shown,
-elided, so that the history never holds a big payload the caller has let go. A message is
-recorded by reference: a dict a caller mutates after the call shows the mutation; the
-runtime builds each request's params afresh, so only values nested in arguments are shared.
+Recording sits on every request's path (the bulk map's too), so it keeps what is already
+there: a request and its answer as the lines written and read (stdio), else references to
+the message dicts. Redaction, elision, sizes and text are worked out when the history is
+viewed or exported. Lines rather than dicts: a map's 1,000 rows kept as two small bytes
+objects each, not two trees of dicts, leave the memory its next rows use warm (bench_history:
+a map row's recording costs a third of what it did). A big message (over ``HEAVY_AT`` bytes
+as read: a resource, a file) is the exception: it is kept as it is shown, elided, so that the
+history never holds a big payload the caller has let go. A message kept as a dict (HTTP) is
+a reference: a dict a caller mutates after the call shows the mutation; the runtime builds
+each request's params afresh, so only values nested in arguments are shared.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from . import jsonline
 from .redact import REDACTED, is_secret_name, redact_url
 from .rounds import INPUT_REQUIRED
 from .text import clipped, printable
+from .transports.base import Raw
 
 JSON = dict[str, Any]
 HISTORY_SIZE = 1000  # requests kept per kernel, and messages per server in its transcript
@@ -43,8 +47,8 @@ class Recorder(Protocol):
         """A request sent again under a new id (an input-required round): the same call."""
         ...
 
-    def received(self, message: JSON, size: int = 0) -> None:
-        """A message from the server; ``size``: its bytes as read (0: not known)."""
+    def received(self, message: JSON, raw: Raw | None = None) -> None:
+        """A message from the server; ``raw``: as read, when the transport read it alone."""
         ...
 
     def unmatched(self, message: JSON) -> None:
@@ -64,7 +68,7 @@ class NotRecording:
     def retried(self, message: JSON) -> None:
         pass
 
-    def received(self, message: JSON, size: int = 0) -> None:
+    def received(self, message: JSON, raw: Raw | None = None) -> None:
         pass
 
     def unmatched(self, message: JSON) -> None:
@@ -80,18 +84,34 @@ NOT_RECORDING = NotRecording()
 class Call:
     """One request: what was sent, when, and (once done) how it ended."""
 
-    __slots__ = ("answer", "duration", "error", "kept", "message", "note", "server", "size_in", "started", "time")
+    __slots__ = (
+        "_message",
+        "answer",
+        "duration",
+        "error",
+        "kept",
+        "note",
+        "raw_out",
+        "rid",
+        "server",
+        "size_in",
+        "started",
+        "time",
+    )
 
     def __init__(self, server: str, message: JSON) -> None:
         self.server = server
-        self.message = message
+        self._message: JSON | None = message  # dropped when it ends, if ``raw_out`` holds it
+        self.rid = message.get("id")
+        self.raw_out: bytes | None = None  # the request as written (a stdio line): see ``wrote``
         self.time = time.time()
         self.started = time.monotonic()
         self.duration: float | None = None  # None: still in flight
         # How it failed, as text: not the exception, whose traceback would keep every frame
         # it passed through alive (a removed server's session among them) while it is here.
         self.error: str | None = None
-        self.answer: Any = None  # the result as received (not its future: one object fewer kept per call)
+        # The result: the line it came in (decoded when viewed), else the result as received.
+        self.answer: Any = None
         # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the answer.
         self.kept: Any = None
         self.size_in: int | None = None
@@ -101,6 +121,16 @@ class Call:
 
     def __repr__(self) -> str:
         return f"<Call {self.server}.{printable(self.method)} {clipped(self.outcome, 60)}>"
+
+    @property
+    def message(self) -> JSON:
+        """The request as sent."""
+        message = self._message
+        if message is None:  # kept as its line: read again when it is looked at (rarely)
+            raw = self.raw_out
+            message = jsonline.decode(raw) if raw is not None else {}
+            self._message = message
+        return message
 
     @property
     def method(self) -> str:
@@ -156,7 +186,13 @@ class Call:
     def _answer(self) -> Any:
         if self.error is not None:
             return None
-        return self.kept if self.kept is not None else self.answer
+        if self.kept is not None:
+            return self.kept
+        answer = self.answer
+        if isinstance(answer, (bytes, bytearray, str)):  # the line it came in
+            message = jsonline.decode(answer.encode() if isinstance(answer, str) else answer)
+            return message.get("result") if isinstance(message, dict) else None
+        return answer
 
     @property
     def result(self) -> Any:
@@ -172,19 +208,25 @@ class Call:
         result = self._answer()
         if result is None:
             return None
-        return {"jsonrpc": "2.0", "id": self.message.get("id"), "result": result}, self.size_in
+        return {"jsonrpc": "2.0", "id": self.rid, "result": result}, self.size_in
 
     @property
     def bytes_out(self) -> int:
         """The request's size as compact JSON (a stdio line's length, less its newline)."""
-        return size(self.message)
+        raw = self.raw_out
+        return len(raw) - 1 if raw is not None else size(self.message)
 
     @property
     def bytes_in(self) -> int | None:
         if self.size_in is not None:
             return self.size_in
+        answer = self.answer
+        if isinstance(answer, (bytes, bytearray)) and self.error is None:
+            return len(answer)
+        if isinstance(answer, str) and self.error is None:
+            return len(answer.encode())
         result = self._answer()
-        return None if result is None else size({"jsonrpc": "2.0", "id": self.message.get("id"), "result": result})
+        return None if result is None else size({"jsonrpc": "2.0", "id": self.rid, "result": result})
 
     def row(self) -> JSON:
         """The call as one row of ``%mcp history``: redacted, big values elided."""
@@ -201,6 +243,13 @@ class Call:
         }
 
 
+def wrote(call: Call | None, line: bytes | None) -> None:
+    """``call``'s request went out as ``line`` (None: not as a line): kept instead of its dicts
+    once it ends, unless it is big (its arguments are the caller's: a copy would be held here alone)."""
+    if call is not None and line is not None and len(line) <= HEAVY_AT:
+        call.raw_out = line
+
+
 def ended(error: BaseException) -> str:
     """A request's failure as the history says it."""
     if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, RequestCancelled)):
@@ -212,13 +261,15 @@ class ServerRecorder:
     """A session's recorder: its calls go to the kernel's history, its messages to the
     server's transcript."""
 
-    __slots__ = ("_heavy", "_history", "server")
+    __slots__ = ("_heavy", "_history", "_lines", "server")
 
     def __init__(self, history: History, server: str) -> None:
         self._history = history
         self.server = server
         # Big responses read and not yet ended: their id -> (result as shown, size as read).
         self._heavy: dict[Any, tuple[Any, int]] = {}
+        # Answers read and not yet ended: their id -> the line they came in (what the call keeps).
+        self._lines: dict[Any, Raw] = {}
 
     def __repr__(self) -> str:
         return f"<ServerRecorder {self.server!r}>"
@@ -236,16 +287,23 @@ class ServerRecorder:
     def retried(self, message: JSON) -> None:
         self._history.transcripts[self.server].append(("out", time.time(), message, None))
 
-    def received(self, message: JSON, size: int = 0) -> None:
+    def received(self, message: JSON, raw: Raw | None = None) -> None:
+        size = 0 if raw is None else len(raw)
         if "method" not in message:
-            result = message.get("result")
-            if type(result) is dict and result.get("resultType") != INPUT_REQUIRED:
+            result, rid = message.get("result"), message.get("id")
+            # (an id that is not a number or text is malformed: the session says so; kept below)
+            if type(result) is dict and result.get("resultType") != INPUT_REQUIRED and type(rid) in (int, str):
                 # A request's answer: shown from its call (History.transcript); a big one
-                # kept there as shown, never whole.
+                # kept there as shown, never whole; a small one as its line.
                 if size > HEAVY_AT:
                     if len(self._heavy) >= 64:  # ids its request never ended under (a retried round's)
                         self._heavy.clear()
-                    self._heavy[message.get("id")] = (shown(result), size)  # bounded work, whatever the size
+                    self._heavy[rid] = (shown(result), size)  # bounded work, whatever the size
+                elif raw is not None:
+                    lines = self._lines
+                    if len(lines) >= 1024:  # ids never ended (a retried round's): their calls keep the dict
+                        lines.clear()
+                    lines[rid] = raw
                 return
         # The server's requests and notifications, errors, input-required rounds: kept here.
         if size > HEAVY_AT:
@@ -255,6 +313,7 @@ class ServerRecorder:
 
     def unmatched(self, message: JSON) -> None:
         # No call shows it (received() left it to one): the transcript keeps it itself.
+        self._lines.pop(message.get("id"), None)
         kept = self._heavy.pop(message.get("id"), None)
         if kept is not None:
             self._history.transcripts[self.server].append(("in", time.time(), {**message, "result": kept[0]}, kept[1]))
@@ -265,6 +324,9 @@ class ServerRecorder:
         """``future``: an asyncio.Future or an Answer (a blocking request's), never waited on here."""
         if call is not None:
             call.duration = time.monotonic() - call.started
+            line = self._lines.pop(call.rid, None) if self._lines else None
+            if call.raw_out is not None:
+                call._message = None  # its line holds it: the dicts go now, while their memory is warm
             # An answered future says it ended well, whatever sys.exc_info() says: a request
             # sent inside an except block (a -32020 retry, a caller's handler) sees the
             # error handled there, not one of its own.
@@ -273,11 +335,11 @@ class ServerRecorder:
                 call.error = "no answer" if error is None else ended(error)
                 return  # its future holds the exception (and so its traceback): not kept
             if self._heavy:  # a big result: the call keeps it as shown, not the result itself
-                kept = self._heavy.pop(call.message.get("id"), None)
+                kept = self._heavy.pop(call.rid, None)
                 if kept is not None:
                     call.kept, call.size_in = kept
                     return
-            call.answer = future.result()
+            call.answer = future.result() if line is None else line
 
 
 class History:
@@ -431,4 +493,5 @@ __all__ = [
     "message_row",
     "shown",
     "successful",
+    "wrote",
 ]

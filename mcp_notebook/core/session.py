@@ -30,14 +30,14 @@ from ..errors import (
     RPCError,
 )
 from . import caching, era, handshake, rounds
-from .history import NOT_RECORDING, Call, Recorder
+from .history import NOT_RECORDING, Call, Recorder, wrote
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
 from .pending import Answer, Pending, PendingRequests, ProgressCallback, Waker
 from .protocol import INVALID_REQUEST
 from .roundtrips import InputRounds
-from .transports.base import BlockingTransport, Transport
+from .transports.base import BlockingTransport, Raw, Transport
 
 JSON = dict[str, Any]
 NotificationListener = Callable[[str, JSON], Any]
@@ -242,7 +242,7 @@ class ClientSession:
         try:
             try:
                 if self._send_on_loop is not None:
-                    self._send_on_loop(message)  # one coroutine frame fewer on the hot path
+                    wrote(pending.call, self._send_on_loop(message))  # one coroutine frame fewer on the hot path
                 else:
                     await self.transport.send(message)
             except TypeError as e:
@@ -286,7 +286,7 @@ class ClientSession:
             waker.cancel = lambda: self.cancel(pending)
         try:
             try:
-                transport.send_nowait(message, pending.timeout)
+                wrote(pending.call, transport.send_nowait(message, pending.timeout))
             except TypeError as e:
                 raise _not_json(method, e) from None
             return self._wait_here(transport, pending, waker)
@@ -377,8 +377,8 @@ class ClientSession:
     # -- receiving (called by the transport: on the loop, or a response on a blocking
     # caller's thread) -------------------------------------------------------------------
 
-    def on_message(self, message: JSON, size: int = 0) -> None:
-        self.recorder.received(message, size)  # the transcript: a reference (a big one elided), decoded on view
+    def on_message(self, message: JSON, raw: Raw | None = None) -> None:
+        self.recorder.received(message, raw)  # the history: the line as read (a big one elided), decoded on view
         try:
             # Checked here, once, for every transport: what passes has the types dispatch reads.
             problem = malformed(message)

@@ -25,7 +25,7 @@ def parameters(listing: JSON | None) -> list[str] | None:
 
 
 # A DataFrame is read this many rows at a time, a column at a time (a cell at a time is slow).
-CHUNK = 256
+CHUNK = 1024
 
 
 def every_row(tool: str, constants: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> JSON:

@@ -15,6 +15,7 @@ DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024  # bytes: a stdio line, an HTTP body
 # A size limit, asked where it is checked: the runtime gives its setting's current value, so
 # that raising it reaches a live connection (its long-lived streams too), not only the next.
 Limit = Callable[[], int]
+Raw = bytes | bytearray | str  # a message as read (a stdio line, an HTTP body, an event's data)
 
 
 def as_limit(value: int | Limit) -> Limit:
@@ -25,9 +26,10 @@ def as_limit(value: int | Limit) -> Limit:
 class MessageSink(Protocol):
     """The receiving side of a transport (a ClientSession)."""
 
-    def on_message(self, message: dict[str, Any], size: int = 0) -> None:
-        """One message from the server; ``size``: its bytes as read, when the transport
-        knows them (0: it does not), so that a big one is not kept whole for a history."""
+    def on_message(self, message: dict[str, Any], raw: Raw | None = None) -> None:
+        """One message from the server; ``raw``: the message as read, when the transport
+        read it alone (None: it did not, e.g. a batch's items). Its size tells a big one,
+        which is not kept whole for a history; a history keeps a small one instead of the dict."""
         ...
 
     def on_too_large(self, request_id: int | str | None, size: int) -> None: ...
@@ -90,9 +92,10 @@ class BlockingTransport(Transport, Protocol):
     # loop then abandons the request when the deadline passes, which ends the read.
     pump_needs_watch: bool
 
-    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> None:
+    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> bytes | None:
         """Send from this thread (any thread). ``timeout``: silence that ends the wait for
-        an answer, for a transport that reads it during the send."""
+        an answer, for a transport that reads it during the send. Returns the message as
+        written when it is written as such (a stdio line), else None."""
         ...
 
     def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
@@ -102,4 +105,4 @@ class BlockingTransport(Transport, Protocol):
         ...
 
 
-__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "BlockingTransport", "Limit", "MessageSink", "Transport", "as_limit"]
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "BlockingTransport", "Limit", "MessageSink", "Raw", "Transport", "as_limit"]

@@ -420,7 +420,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 )
             return self._sync_client
 
-    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> None:
+    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> bytes | None:
         """POST from this thread. A request's reply is read here too: at once when it is
         JSON, by ``pump`` when it is a stream. ``timeout``: silence that ends the wait."""
         if self._closed:
@@ -428,7 +428,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         rid = message.get("id") if "method" in message else None
         if rid is None and self._inbox.on_loop():
             self._spawn(self._post(message, None))  # a notification sent from the loop itself
-            return
+            return None
         stale = self._local.__dict__.pop("stream", None)
         if stale is not None:  # a stream its caller gave up on before reading (a timeout)
             self._pumped.pop(stale[1], None)
@@ -449,7 +449,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         handed_on = False
         try:
             if rid is None:
-                return  # a notification from a thread (a cancel): its answer is an empty 202
+                return None  # a notification from a thread (a cancel): its answer is an empty 202
             answer = self._answer(message, response)
             if answer == "error":
                 response.read()
@@ -469,12 +469,13 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
                 except httpx.HTTPError:
                     # Cut off mid-answer: the loop sends it again, as when its own read is cut.
                     self._inbox.call(self._spawn, self._reissue(message, self._resendable(rid)), rid)
-                    return
+                    return None
                 if reply.size:
                     self._deliver(b"".join(reply.chunks), rid, reply.limit)
         finally:
             if not handed_on:
                 response.close()
+        return None  # not written as a line: the history keeps the dict
 
     def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
         """Read this thread's reply stream to its end (see send_nowait), or until it is cut

@@ -301,14 +301,14 @@ class HttpTransport(Transport):
                 self._fail(rid, error)
             return error is not None
         answered = False
-        size = 0 if isinstance(message, list) else len(data)  # a batch's items: not known
+        raw = None if isinstance(message, list) else data  # a batch's items: not read alone
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
                 if rid is not None and item.get("id") == rid and "method" not in item:
                     answered = True
                 if "method" not in item and isinstance(item.get("id"), str):
                     item["id"] = self._settled(item["id"])  # the session knows it by its first id
-                self._inbox.deliver(item, size)
+                self._inbox.deliver(item, raw)
         return answered
 
     def _unreadable(self, data: str | bytes, rid: int | str | None) -> ProtocolError | None:

@@ -12,7 +12,7 @@ import asyncio
 import threading
 from typing import Any
 
-from .base import MessageSink
+from .base import MessageSink, Raw
 
 
 class Inbox:
@@ -39,25 +39,25 @@ class Inbox:
     def on_loop(self) -> bool:
         return threading.get_ident() == self.loop_thread
 
-    def deliver(self, message: dict[str, Any], size: int = 0) -> bool:
+    def deliver(self, message: dict[str, Any], raw: Raw | None = None) -> bool:
         """Hand over one message. False when it was passed on to the loop rather than
         handled here: a response then waits there, and the reading thread with it."""
         sink = self.sink
         assert sink is not None
         if threading.get_ident() == self.loop_thread:
-            sink.on_message(message, size)
+            sink.on_message(message, raw)
             return True
         if "method" in message or self._forwarded != self._processed:
             self._forwarded += 1
-            self.call(self._deliver_on_loop, message, size)
+            self.call(self._deliver_on_loop, message, raw)
             return False
-        sink.on_message(message, size)  # a response on a blocking caller's thread: settled here
+        sink.on_message(message, raw)  # a response on a blocking caller's thread: settled here
         return True
 
-    def _deliver_on_loop(self, message: dict[str, Any], size: int) -> None:
+    def _deliver_on_loop(self, message: dict[str, Any], raw: Raw | None) -> None:
         self._processed += 1
         assert self.sink is not None
-        self.sink.on_message(message, size)
+        self.sink.on_message(message, raw)
 
     def call(self, fn: Any, *args: Any) -> None:
         """Run ``fn(*args)`` on the loop (from any thread)."""

@@ -209,7 +209,7 @@ class PipeReader:
         loop: asyncio.AbstractEventLoop,
         *,
         limit: Callable[[], int],  # the size a line may have, asked per read (it may change)
-        on_message: Callable[[Any, int], None],  # a message and its line's length
+        on_message: Callable[[Any, bytearray | None], None],  # a message and its line as read
         on_too_large: Callable[[int | str | None, int], None],
         on_garbage: Callable[[str], None],
         on_bad_reply: Callable[[int | str, str], None],
@@ -363,11 +363,11 @@ class PipeReader:
                     self._on_bad_reply(rid, _why(e))
             return
         if isinstance(message, dict):
-            self._on_message(message, len(line))
+            self._on_message(message, line)  # a fresh copy of the buffer's bytes: kept as it is
         elif isinstance(message, list):  # a JSON-RPC batch (2025-03-26)
             for item in message:
                 if isinstance(item, dict):
-                    self._on_message(item, 0)
+                    self._on_message(item, None)
         else:
             self._on_garbage(line.decode("utf-8", "replace"))
 

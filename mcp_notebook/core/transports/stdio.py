@@ -225,7 +225,7 @@ class StdioTransport(BlockingTransport):
     async def send(self, message: dict[str, Any]) -> None:
         self.send_nowait(message)
 
-    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> None:
+    def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> bytes | None:
         """Write a message from any thread, without waiting for the event loop.
 
         Blocking calls use this to skip a thread hop; what the pipe cannot take at
@@ -244,6 +244,7 @@ class StdioTransport(BlockingTransport):
             # every other) with the reason, its code and last stderr lines, which raising
             # now would not know yet; at the latest EXIT_GRACE from now.
             self._inbox.call(self._finish_within, EXIT_GRACE)
+        return data
 
     def abandon(self, request_id: int | str) -> None:
         pass  # replies share the one pipe: nothing is held for one request
@@ -294,8 +295,8 @@ class StdioTransport(BlockingTransport):
 
     # -- reading -----------------------------------------------------------------------
 
-    def _deliver(self, message: dict[str, Any], size: int) -> None:
-        if not self._inbox.deliver(message, size) and "method" not in message and self._reader is not None:
+    def _deliver(self, message: dict[str, Any], raw: bytearray | None) -> None:
+        if not self._inbox.deliver(message, raw) and "method" not in message and self._reader is not None:
             self._reader.hand_off()  # a response went to the loop: the pumping thread waits for it there
 
     def _bad_reply(self, request_id: int | str, why: str) -> None:
