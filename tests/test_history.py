@@ -207,6 +207,45 @@ def test_an_answer_that_comes_after_its_call_timed_out_is_in_the_transcript() ->
         client.close()
 
 
+def test_each_call_keeps_its_own_answer_whatever_else_the_server_sends() -> None:
+    # A malformed answer to an id not yet used, an answer in a batch, a second answer to the
+    # same call: the history shows each call the answer its caller got, a big one elided.
+    client = Client()
+    try:
+        server = client.add("odd", sys.executable, [str(SERVERS / "faulty.py"), "ok"])
+        assert server.call_tool("ghost").text == "ghost sent"
+        assert server.call_tool("batched").text == "batched"
+        assert client.calls("odd")[-1].result["content"][0]["text"] == "batched"  # not the GHOST line
+        assert server.call_tool("twice").text == "B" * 100_000
+        twice = client.calls("odd")[-1]
+        assert twice.ok and twice.bytes_in is not None and twice.bytes_in > 100_000
+        shown = twice.result["content"][0]["text"]
+        assert shown.startswith("BBB") and len(shown) < 1_000  # kept as shown, never whole
+        assert server.call_tool("echo", {"message": "after"}).text == "after"  # the second answer took nothing
+        payloads = list(client.transcript("odd")["payload"])
+        assert any('"second"' in p for p in payloads)  # the second answer is in the transcript, as it came
+    finally:
+        client.close()
+
+
+def test_an_answer_with_a_byte_order_mark_is_shown() -> None:
+    # JSON readers take a UTF-8 byte-order mark; the history reads the body it kept as the
+    # transport did, and a view never raises.
+    port = free_port()
+    client = Client()
+    with running([sys.executable, str(SERVERS / "faulty_http.py"), str(port)], port):
+        try:
+            server = client.add("bom", url=f"http://127.0.0.1:{port}/ok/mcp", transport="http")
+            assert server.call_tool("bom").text == "café"
+            (call,) = [c for c in client.calls("bom") if c.name == "bom"]
+            assert call.outcome == "ok" and call.result["content"][0]["text"] == "café"
+            frame = client.history("bom")
+            assert list(frame[frame["name"] == "bom"]["outcome"]) == ["ok"]
+            assert "café" in " ".join(client.transcript("bom")["payload"])
+        finally:
+            client.close()
+
+
 def test_an_input_required_retry_is_in_the_transcript_and_one_call_in_the_history() -> None:
     answer = {"action": "accept", "content": {"name": "Ada", "party": 4}}
     client = Client(handlers=Handlers(elicitation=lambda params: answer))

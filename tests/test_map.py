@@ -28,6 +28,7 @@ from mcp_notebook.core.backoff import Backoff, retryable
 from mcp_notebook.errors import ArgumentError, NotSent, RequestTimeout, RPCError, ServerExited
 from mcp_notebook.runtime.bulk import MapProgress
 from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
+from mcp_notebook.runtime.rows import CHUNK
 
 SERVERS_DIR = os.path.join(os.path.dirname(__file__), "servers")
 DEMO = (sys.executable, ["-m", "mcp_notebook.demo"])
@@ -271,7 +272,7 @@ def test_rows_not_sent_are_marked_cancelled_without_reading_them(client: Client)
     out = server.map("hang", frame, concurrency=2, on_progress=started.append)
     canceller.join()
     assert len(out) == 20_000 and list(out.index[-2:]) == [20_003, 20_004] and (out["error"] == "cancelled").all()
-    assert Converted.count <= 1000  # the chunk being read (a few hundred rows), not the 20,000 left
+    assert Converted.count <= CHUNK  # the chunk being read (a thousand rows), not the 20,000 left
 
 
 def test_cancel_tells_the_server_about_calls_in_flight(client: Client) -> None:

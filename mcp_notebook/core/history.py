@@ -2,13 +2,14 @@
 transcript (``%mcp transcript``): bounded rings, recorded cheaply, read lazily.
 
 Recording sits on every request's path (the bulk map's too), so it keeps what is already
-there: a request and its answer as the lines written and read (stdio), else references to
-the message dicts. Redaction, elision, sizes and text are worked out when the history is
-viewed or exported. Lines rather than dicts: a map's 1,000 rows kept as two small bytes
+there: an answer as the line or body it was read in (the session hands it to its call,
+``answered``, before the caller hears it), a request as the line written (stdio) or the
+message dict (HTTP). Redaction, elision, sizes and text are worked out when the history is
+viewed or exported. Lines rather than dicts: a map's last 1,000 rows kept as two small
 objects each, not two trees of dicts, leave the memory its next rows use warm (bench_history:
 a map row's recording costs a third of what it did). A big message (over ``HEAVY_AT`` bytes
 as read: a resource, a file) is the exception: it is kept as it is shown, elided, so that the
-history never holds a big payload the caller has let go. A message kept as a dict (HTTP) is
+history never holds a big payload the caller has let go. A request kept as a dict (HTTP) is
 a reference: a dict a caller mutates after the call shows the mutation; the runtime builds
 each request's params afresh, so only values nested in arguments are shared.
 """
@@ -16,18 +17,21 @@ each request's params afresh, so only values nested in arguments are shared.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from collections import deque
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import RequestCancelled
 from . import jsonline
 from .redact import REDACTED, is_secret_name, redact_url
 from .rounds import INPUT_REQUIRED
 from .text import clipped, printable
-from .transports.base import Raw
+
+if TYPE_CHECKING:
+    from .transports.base import Raw
 
 JSON = dict[str, Any]
 HISTORY_SIZE = 1000  # requests kept per kernel, and messages per server in its transcript
@@ -51,9 +55,14 @@ class Recorder(Protocol):
         """A message from the server; ``raw``: as read, when the transport read it alone."""
         ...
 
-    def unmatched(self, message: JSON) -> None:
+    def answered(self, call: Call | None, message: JSON, raw: Raw | None) -> None:
+        """``message`` (already ``received``; ``raw`` as read, if known) answers the request
+        ``call`` was recorded for, before that request's caller hears it."""
+        ...
+
+    def unmatched(self, message: JSON, raw: Raw | None = None) -> None:
         """A response (already ``received``) that no request waits for: one that came after
-        its request timed out or was cancelled."""
+        its request timed out or was cancelled, or a second answer."""
         ...
 
     def done(self, call: Call | None, future: Any) -> None: ...
@@ -71,7 +80,10 @@ class NotRecording:
     def received(self, message: JSON, raw: Raw | None = None) -> None:
         pass
 
-    def unmatched(self, message: JSON) -> None:
+    def answered(self, call: Call | None, message: JSON, raw: Raw | None) -> None:
+        pass
+
+    def unmatched(self, message: JSON, raw: Raw | None = None) -> None:
         pass
 
     def done(self, call: Call | None, future: Any) -> None:
@@ -90,6 +102,7 @@ class Call:
         "duration",
         "error",
         "kept",
+        "line",
         "note",
         "raw_out",
         "rid",
@@ -112,6 +125,7 @@ class Call:
         self.error: str | None = None
         # The result: the line it came in (decoded when viewed), else the result as received.
         self.answer: Any = None
+        self.line: Raw | None = None  # its answer as read, from ``answered`` until it ends
         # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the answer.
         self.kept: Any = None
         self.size_in: int | None = None
@@ -126,11 +140,12 @@ class Call:
     def message(self) -> JSON:
         """The request as sent."""
         message = self._message
-        if message is None:  # kept as its line: read again when it is looked at (rarely)
-            raw = self.raw_out
-            message = jsonline.decode(raw) if raw is not None else {}
-            self._message = message
-        return message
+        if message is not None:
+            return message
+        # Kept as its line: read again each time it is looked at (rarely; kept, the dicts would
+        # be held beside the line).
+        read = _read(self.raw_out)
+        return read if isinstance(read, dict) else {"jsonrpc": "2.0", "id": self.rid, "method": "?"}
 
     @property
     def method(self) -> str:
@@ -190,8 +205,8 @@ class Call:
             return self.kept
         answer = self.answer
         if isinstance(answer, (bytes, bytearray, str)):  # the line it came in
-            message = jsonline.decode(answer.encode() if isinstance(answer, str) else answer)
-            return message.get("result") if isinstance(message, dict) else None
+            message = _read(answer)
+            return message.get("result") if isinstance(message, dict) else f"unreadable answer ({len(answer)} bytes)"
         return answer
 
     @property
@@ -243,6 +258,17 @@ class Call:
         }
 
 
+def _read(raw: Raw | None) -> Any:
+    """A kept line as JSON, as the transport read it (``json.loads`` takes a BOM, UTF-16…);
+    None when it cannot be read now (a view never raises)."""
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
 def wrote(call: Call | None, line: bytes | None) -> None:
     """``call``'s request went out as ``line`` (None: not as a line): kept instead of its dicts
     once it ends, unless it is big (its arguments are the caller's: a copy would be held here alone)."""
@@ -261,15 +287,11 @@ class ServerRecorder:
     """A session's recorder: its calls go to the kernel's history, its messages to the
     server's transcript."""
 
-    __slots__ = ("_heavy", "_history", "_lines", "server")
+    __slots__ = ("_history", "server")
 
     def __init__(self, history: History, server: str) -> None:
         self._history = history
         self.server = server
-        # Big responses read and not yet ended: their id -> (result as shown, size as read).
-        self._heavy: dict[Any, tuple[Any, int]] = {}
-        # Answers read and not yet ended: their id -> the line they came in (what the call keeps).
-        self._lines: dict[Any, Raw] = {}
 
     def __repr__(self) -> str:
         return f"<ServerRecorder {self.server!r}>"
@@ -288,43 +310,38 @@ class ServerRecorder:
         self._history.transcripts[self.server].append(("out", time.time(), message, None))
 
     def received(self, message: JSON, raw: Raw | None = None) -> None:
-        size = 0 if raw is None else len(raw)
         if "method" not in message:
-            result, rid = message.get("result"), message.get("id")
-            # (an id that is not a number or text is malformed: the session says so; kept below)
-            if type(result) is dict and result.get("resultType") != INPUT_REQUIRED and type(rid) in (int, str):
-                # A request's answer: shown from its call (History.transcript); a big one
-                # kept there as shown, never whole; a small one as its line.
-                if size > HEAVY_AT:
-                    if len(self._heavy) >= 64:  # ids its request never ended under (a retried round's)
-                        self._heavy.clear()
-                    self._heavy[rid] = (shown(result), size)  # bounded work, whatever the size
-                elif raw is not None:
-                    lines = self._lines
-                    if len(lines) >= 1024:  # ids never ended (a retried round's): their calls keep the dict
-                        lines.clear()
-                    lines[rid] = raw
-                return
+            result = message.get("result")
+            if type(result) is dict and result.get("resultType") != INPUT_REQUIRED:
+                return  # a request's answer: its call keeps it (answered), or the transcript (unmatched)
         # The server's requests and notifications, errors, input-required rounds: kept here.
-        if size > HEAVY_AT:
-            self._history.transcripts[self.server].append(("in", time.time(), shown(message), size))
+        if raw is not None and len(raw) > HEAVY_AT:
+            self._history.transcripts[self.server].append(("in", time.time(), shown(message), len(raw)))
         else:
             self._history.transcripts[self.server].append(("in", time.time(), message, None))
 
-    def unmatched(self, message: JSON) -> None:
+    def answered(self, call: Call | None, message: JSON, raw: Raw | None) -> None:
+        if call is None:
+            return
+        if raw is not None and len(raw) > HEAVY_AT:  # kept as shown, never whole: bounded work, whatever the size
+            call.kept, call.size_in = shown(message.get("result")), len(raw)
+        else:
+            call.line = raw
+
+    def unmatched(self, message: JSON, raw: Raw | None = None) -> None:
         # No call shows it (received() left it to one): the transcript keeps it itself.
-        self._lines.pop(message.get("id"), None)
-        kept = self._heavy.pop(message.get("id"), None)
-        if kept is not None:
-            self._history.transcripts[self.server].append(("in", time.time(), {**message, "result": kept[0]}, kept[1]))
-        elif type(result := message.get("result")) is dict and result.get("resultType") != INPUT_REQUIRED:
+        result = message.get("result")
+        if type(result) is not dict or result.get("resultType") == INPUT_REQUIRED:
+            return  # an error or a round: received() kept it
+        if raw is not None and len(raw) > HEAVY_AT:
+            self._history.transcripts[self.server].append(("in", time.time(), shown(message), len(raw)))
+        else:
             self._history.transcripts[self.server].append(("in", time.time(), message, None))
 
     def done(self, call: Call | None, future: Any) -> None:
         """``future``: an asyncio.Future or an Answer (a blocking request's), never waited on here."""
         if call is not None:
             call.duration = time.monotonic() - call.started
-            line = self._lines.pop(call.rid, None) if self._lines else None
             if call.raw_out is not None:
                 call._message = None  # its line holds it: the dicts go now, while their memory is warm
             # An answered future says it ended well, whatever sys.exc_info() says: a request
@@ -333,13 +350,12 @@ class ServerRecorder:
             if not future.done() or future.cancelled() or future.exception() is not None:
                 error = sys.exc_info()[1]  # called from a finally: the exception on its way out
                 call.error = "no answer" if error is None else ended(error)
+                call.line = call.kept = None
                 return  # its future holds the exception (and so its traceback): not kept
-            if self._heavy:  # a big result: the call keeps it as shown, not the result itself
-                kept = self._heavy.pop(call.rid, None)
-                if kept is not None:
-                    call.kept, call.size_in = kept
-                    return
-            call.answer = future.result() if line is None else line
+            if call.kept is None:
+                line = call.line
+                call.answer = future.result() if line is None else line
+            call.line = None
 
 
 class History:

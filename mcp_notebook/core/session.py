@@ -395,17 +395,17 @@ class ClientSession:
             pending = self._pending.get(message["id"])
             if pending is None or pending.future.done():
                 self.diagnostics.append(f"response to unknown or finished request id {message['id']!r}")
-                self.recorder.unmatched(message)  # a late answer (its call timed out): the transcript shows it
+                self.recorder.unmatched(message, raw)  # a late answer (its call timed out): the transcript shows it
             elif "error" in message:
                 error = message["error"]
                 rpc_error = RPCError(error["code"], error.get("message", ""), error.get("data"))
                 self._requests.settle(pending, error=rounds.missing_capability(rpc_error, pending.method, self.name))
             elif self._meta is not None and rounds.asks(pending.method, message["result"]):
                 self._rounds.asked(pending, message["result"], self._loop)  # the caller keeps waiting
-            elif pending.rounds is not None:  # it depends on the answers: never cached
-                self._requests.settle(pending, result=caching.uncached(message["result"]))
             else:
-                self._requests.settle(pending, result=message["result"])
+                self.recorder.answered(pending.call, message, raw)  # before its caller can end it
+                result = message["result"]  # (a round's depends on the answers: never cached)
+                self._requests.settle(pending, result=result if pending.rounds is None else caching.uncached(result))
         except Exception as e:  # nothing may reach the transport's reader: it has more to read
             self.diagnostics.append(f"handling {excerpt(message, 80)} failed: {type(e).__name__}: {e}")
 

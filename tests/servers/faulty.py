@@ -7,7 +7,9 @@ silent-before-init (answers no request before initialize, e.g. a server/discover
 discover-fails (answers server/discover with -32603 "database down", as a broken server might),
 and version=YYYY-MM-DD (answers initialize with that protocol version).
 Tool `wait` answers with its `answer` argument, or without one waits until cancelled (a
-log message says so); `release` answers every `hang` call so far (late), then itself.
+log message says so); `release` answers every `hang` call so far (late), then itself;
+`ghost` sends a malformed answer to the next id first; `batched` answers in a batch;
+`twice` answers twice (100 KB, then small).
 Every mode serves `echo` normally unless the mode breaks the handshake; `hang` never
 answers (but at once, with a JSON-RPC error, when given `fail`). It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
@@ -31,6 +33,9 @@ TOOLS = [
     {"name": "needs_url", "inputSchema": {"type": "object"}},
     {"name": "cancel_ask", "inputSchema": {"type": "object"}},
     {"name": "release", "inputSchema": {"type": "object"}},
+    {"name": "ghost", "inputSchema": {"type": "object"}},
+    {"name": "batched", "inputSchema": {"type": "object"}},
+    {"name": "twice", "inputSchema": {"type": "object"}},
 ]
 _asked = 0
 _hung: list = []  # ids of the hang calls not answered yet (see release)
@@ -115,6 +120,18 @@ def main() -> None:
             elif name == "hang" and params.get("arguments", {}).get("fail"):  # a row that fails at once
                 error = {"code": -32000, "message": str(params["arguments"]["fail"])}
                 send({"jsonrpc": "2.0", "id": rid, "error": error})
+            elif name == "ghost":  # a malformed answer (no "jsonrpc") to the next id, then its own
+                send({"id": rid + 1, "result": {"content": [{"type": "text", "text": "GHOST"}]}})
+                result(rid, {"content": [{"type": "text", "text": "ghost sent"}]})
+            elif name == "batched":  # its answer inside a JSON-RPC batch (2025-03-26)
+                answer = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "batched"}]}}
+                sys.stdout.write(json.dumps([answer]) + "\n")
+                sys.stdout.flush()
+            elif name == "twice":  # a big answer, then a small second one under the same id
+                first = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "B" * 100_000}]}}
+                again = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "second"}]}}
+                sys.stdout.write(json.dumps(first) + "\n" + json.dumps(again) + "\n")  # one write: read together
+                sys.stdout.flush()
             elif name == "release":  # answer every hung call (late: its caller gave up), then this one
                 for hung in _hung:
                     result(hung, {"content": [{"type": "text", "text": f"late answer to {hung}"}]})

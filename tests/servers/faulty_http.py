@@ -7,7 +7,8 @@ echo (fine), big (an SSE event far over any limit), bigjson (a JSON body far ove
 (an SSE reply stream that closes before the reply), garbage (200 application/json that is
 not JSON), hang (never answers), resumable (a reply stream that closes after an event id
 and a retry field; GET with that Last-Event-ID brings the reply), forget (answers, then
-forgets every session: later requests on them get 404). GET /ok/counts says how many
+forgets every session: later requests on them get 404), bom (a JSON body with a UTF-8
+byte-order mark). GET /ok/counts says how many
 times each tool was called.
 /html/mcp answers everything with an HTML 500 page; /auth/mcp with 401; /forbidden/mcp
 with 403; /down/mcp with a plain-text 503; /silent/mcp never answers initialize;
@@ -29,7 +30,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-NAMES = ("echo", "big", "bigjson", "cut", "garbage", "hang", "resumable", "forget")
+NAMES = ("echo", "big", "bigjson", "cut", "garbage", "hang", "resumable", "forget", "bom")
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in NAMES]
 SESSIONS: set[str] = set()
 COUNTS: dict[str, int] = {}
@@ -159,6 +160,9 @@ class Handler(BaseHTTPRequestHandler):
         COUNTS[name] = COUNTS.get(name, 0) + 1
         if name == "echo":
             return reply({"content": [{"type": "text", "text": "fine"}]})
+        if name == "bom":  # JSON with a UTF-8 byte-order mark, which JSON readers take
+            body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "café"}]}})
+            return self._send(200, "application/json", b"\xef\xbb\xbf" + body.encode())
         if name == "forget":
             SESSIONS.clear()
             return reply({"content": [{"type": "text", "text": "forgotten"}]})
