@@ -269,6 +269,12 @@ def _read(raw: Raw | None) -> Any:
         return None
 
 
+def _answer_of_a_call(message: JSON) -> bool:
+    """A response that ends a request (not an error, not an input-required round)."""
+    result = message.get("result")
+    return type(result) is dict and result.get("resultType") != INPUT_REQUIRED
+
+
 def wrote(call: Call | None, line: bytes | None) -> None:
     """``call``'s request went out as ``line`` (None: not as a line): kept instead of its dicts
     once it ends, unless it is big (its arguments are the caller's: a copy would be held here alone)."""
@@ -310,15 +316,9 @@ class ServerRecorder:
         self._history.transcripts[self.server].append(("out", time.time(), message, None))
 
     def received(self, message: JSON, raw: Raw | None = None) -> None:
-        if "method" not in message:
-            result = message.get("result")
-            if type(result) is dict and result.get("resultType") != INPUT_REQUIRED:
-                return  # a request's answer: its call keeps it (answered), or the transcript (unmatched)
-        # The server's requests and notifications, errors, input-required rounds: kept here.
-        if raw is not None and len(raw) > HEAVY_AT:
-            self._history.transcripts[self.server].append(("in", time.time(), shown(message), len(raw)))
-        else:
-            self._history.transcripts[self.server].append(("in", time.time(), message, None))
+        if "method" not in message and _answer_of_a_call(message):
+            return  # its call keeps it (answered), or the transcript does (unmatched)
+        self._keep(message, raw)  # the server's requests and notifications, errors, input-required rounds
 
     def answered(self, call: Call | None, message: JSON, raw: Raw | None) -> None:
         if call is None:
@@ -329,10 +329,11 @@ class ServerRecorder:
             call.line = raw
 
     def unmatched(self, message: JSON, raw: Raw | None = None) -> None:
-        # No call shows it (received() left it to one): the transcript keeps it itself.
-        result = message.get("result")
-        if type(result) is not dict or result.get("resultType") == INPUT_REQUIRED:
-            return  # an error or a round: received() kept it
+        if _answer_of_a_call(message):  # (anything else, received() kept)
+            self._keep(message, raw)
+
+    def _keep(self, message: JSON, raw: Raw | None) -> None:
+        """In the transcript's own ring: a big message as shown, with its size as read."""
         if raw is not None and len(raw) > HEAVY_AT:
             self._history.transcripts[self.server].append(("in", time.time(), shown(message), len(raw)))
         else:
