@@ -434,3 +434,44 @@ def test_removed_servers_do_not_linger(client: Client) -> None:
         client.remove("cycle")
     del server
     assert wait_for(lambda: alive() == before), f"still alive: {alive() - before}"
+
+
+def test_messages_read_on_the_loop_wait_behind_those_a_callers_thread_handed_over() -> None:
+    # A blocking caller's thread reads the pipe while the loop's own read is already due: what
+    # the loop reads next (the call's answer) must not overtake the notifications the thread
+    # handed over before it (a cell would count its log lines before the last ones came).
+    from mcp_notebook.core.transports.inbox import Inbox
+
+    seen: list[str] = []
+
+    class Sink:
+        def on_message(self, message: dict[str, object], raw: object = None) -> None:
+            seen.append(str(message.get("method") or "answer"))
+
+        def on_too_large(self, request_id: object, size: int) -> None: ...
+
+        def on_closed(self, error: object) -> None: ...
+
+    loop = asyncio.new_event_loop()
+    inbox = Inbox()
+    held, ran = threading.Event(), threading.Event()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    try:
+
+        async def bind() -> None:
+            inbox.bind(Sink())  # type: ignore[arg-type]
+
+        thread.start()
+        asyncio.run_coroutine_threadsafe(bind(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(held.wait)  # the loop is busy; then its read is due
+        loop.call_soon_threadsafe(lambda: (inbox.deliver({"id": 1, "result": {}}), ran.set()))
+        for i in range(3):  # meanwhile a caller's thread reads three notifications and hands them over
+            assert inbox.deliver({"method": f"notifications/message {i}"}) is False
+        held.set()
+        assert ran.wait(timeout=10)
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=10)  # what it queued has run
+        assert seen == [f"notifications/message {i}" for i in range(3)] + ["answer"]
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()

@@ -3,7 +3,9 @@
 The loop reads by default; a blocking caller may read its own reply on its thread (the fast
 path). Requests and notifications are always handled on the loop. A response read on a
 caller's thread is settled right there, unless something the loop still has to handle came
-before it (progress before the result): then it follows the same way, in order.
+before it (progress before the result): then it follows the same way, in order. Likewise what
+the loop reads itself waits behind what a caller's thread handed it and the loop has not yet
+handled (the loop's read was due before that thread read, but ran after it).
 """
 
 from __future__ import annotations
@@ -19,16 +21,19 @@ class Inbox:
     """Where a transport hands what it read. ``bind`` on the loop, then ``deliver`` from
     any thread."""
 
-    __slots__ = ("_forwarded", "_processed", "loop", "loop_thread", "sink")
+    __slots__ = ("_forwarded", "_processed", "_queued", "_queued_done", "loop", "loop_thread", "sink")
 
     def __init__(self) -> None:
         self.sink: MessageSink | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.loop_thread: int | None = None
-        # Messages a reading thread handed to the loop, and those the loop has handled;
-        # each counter is written by one side only.
+        # Messages a reading thread handed to the loop, and those the loop has handled; then
+        # messages the loop read and queued behind them, and those it has handled. Each
+        # counter is written by one side only.
         self._forwarded = 0
         self._processed = 0
+        self._queued = 0
+        self._queued_done = 0
 
     def bind(self, sink: MessageSink) -> None:
         """Deliver to ``sink``, on the running loop."""
@@ -45,19 +50,33 @@ class Inbox:
         sink = self.sink
         assert sink is not None
         if threading.get_ident() == self.loop_thread:
-            sink.on_message(message, raw)
+            if self._forwarded == self._processed and self._queued == self._queued_done:
+                sink.on_message(message, raw)
+            else:  # a caller's thread handed over messages read before this one: after them
+                self._queued += 1
+                self.call(self._deliver_queued, message, raw)
             return True
-        if "method" in message or self._forwarded != self._processed:
+        if "method" in message or self._forwarded != self._processed or self._queued != self._queued_done:
             self._forwarded += 1
             self.call(self._deliver_on_loop, message, raw)
             return False
         sink.on_message(message, raw)  # a response on a blocking caller's thread: settled here
         return True
 
+    # Counted once handled (not before): a response read meanwhile waits until it is.
     def _deliver_on_loop(self, message: dict[str, Any], raw: Raw | None) -> None:
-        self._processed += 1
         assert self.sink is not None
-        self.sink.on_message(message, raw)
+        try:
+            self.sink.on_message(message, raw)
+        finally:
+            self._processed += 1
+
+    def _deliver_queued(self, message: dict[str, Any], raw: Raw | None) -> None:
+        assert self.sink is not None
+        try:
+            self.sink.on_message(message, raw)
+        finally:
+            self._queued_done += 1
 
     def call(self, fn: Any, *args: Any) -> None:
         """Run ``fn(*args)`` on the loop (from any thread)."""
