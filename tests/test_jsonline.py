@@ -39,6 +39,7 @@ LINES = [
     b'  {"padded": true}  ',
     b'{"f":1.0000000000000002,"g":1e400,"h":-0}',
     b"[" * 600 + b"]" * 600,  # deeper than orjson reads
+    b'{"a":[1234567890,1234567890,-12345.6789]}',  # many digits, no long number
     '{"t":"caf\u00e9 \u2028 \U0001f600"}'.encode(),
 ]
 

@@ -172,3 +172,23 @@ def test_structured_output_checked_against_output_schema() -> None:
     assert check_structured_output(TOOL, {"hits": 3}) is None
     assert "hits" in (check_structured_output(TOOL, {"hits": "many"}) or "")
     assert check_structured_output({"name": "t"}, {"anything": 1}) is None
+
+
+@pytest.mark.parametrize(
+    "kind", ["string", "boolean", "null", "array", "object", ["string", "null"], ["array", "object"]]
+)
+def test_a_plain_typed_argument_is_accepted_exactly_when_jsonschema_accepts_it(kind: str | list[str]) -> None:
+    """The quick check (isinstance for a property with a plain type only) never says yes
+    where jsonschema says no: True is not a string, 1 is not a boolean, a tuple is not an array."""
+    import jsonschema
+
+    schema = {"type": "object", "properties": {"x": {"type": kind, "description": "d"}}, "required": ["x"]}
+    tool = {"name": "t", "inputSchema": schema}
+    for value in ["s", "", True, False, 0, 1, 1.5, None, [], [1], {}, {"a": 1}, (1, 2)]:
+        accepted = jsonschema.Draft202012Validator(schema).is_valid({"x": value})
+        try:
+            validate_arguments(tool, {"x": value})
+        except ArgumentError:
+            assert not accepted, (kind, value)
+        else:
+            assert accepted, (kind, value)

@@ -65,7 +65,10 @@ class Recorder(Protocol):
         its request timed out or was cancelled, or a second answer."""
         ...
 
-    def done(self, call: Call | None, future: Any) -> None: ...
+    def done(self, call: Call | None, future: Any, line: bytes | None = None) -> None:
+        """``call``'s request has ended (``future``: its outcome); ``line``: the request as
+        written (a stdio line; None: not as a line)."""
+        ...
 
 
 class NotRecording:
@@ -86,7 +89,7 @@ class NotRecording:
     def unmatched(self, message: JSON, raw: Raw | None = None) -> None:
         pass
 
-    def done(self, call: Call | None, future: Any) -> None:
+    def done(self, call: Call | None, future: Any, line: bytes | None = None) -> None:
         pass
 
 
@@ -116,7 +119,7 @@ class Call:
         self.server = server
         self._message: JSON | None = message  # dropped when it ends, if ``raw_out`` holds it
         self.rid = message.get("id")
-        self.raw_out: bytes | None = None  # the request as written (a stdio line): see ``wrote``
+        self.raw_out: bytes | None = None  # the request as written (a stdio line), once it ends: see ``done``
         self.time = time.time()
         self.started = time.monotonic()
         self.duration: float | None = None  # None: still in flight
@@ -275,13 +278,6 @@ def _answer_of_a_call(message: JSON) -> bool:
     return type(result) is dict and result.get("resultType") != INPUT_REQUIRED
 
 
-def wrote(call: Call | None, line: bytes | None) -> None:
-    """``call``'s request went out as ``line`` (None: not as a line): kept instead of its dicts
-    once it ends, unless it is big (its arguments are the caller's: a copy would be held here alone)."""
-    if call is not None and line is not None and len(line) <= HEAVY_AT:
-        call.raw_out = line
-
-
 def ended(error: BaseException) -> str:
     """A request's failure as the history says it."""
     if isinstance(error, (KeyboardInterrupt, asyncio.CancelledError, RequestCancelled)):
@@ -316,8 +312,10 @@ class ServerRecorder:
         self._history.transcripts[self.server].append(("out", time.time(), message, None))
 
     def received(self, message: JSON, raw: Raw | None = None) -> None:
-        if "method" not in message and _answer_of_a_call(message):
-            return  # its call keeps it (answered), or the transcript does (unmatched)
+        if "method" not in message:
+            result = message.get("result")  # _answer_of_a_call, inline: every reply comes here
+            if type(result) is dict and result.get("resultType") != INPUT_REQUIRED:
+                return  # its call keeps it (answered), or the transcript does (unmatched)
         self._keep(message, raw)  # the server's requests and notifications, errors, input-required rounds
 
     def answered(self, call: Call | None, message: JSON, raw: Raw | None) -> None:
@@ -339,11 +337,14 @@ class ServerRecorder:
         else:
             self._history.transcripts[self.server].append(("in", time.time(), message, None))
 
-    def done(self, call: Call | None, future: Any) -> None:
-        """``future``: an asyncio.Future or an Answer (a blocking request's), never waited on here."""
+    def done(self, call: Call | None, future: Any, line: bytes | None = None) -> None:
+        """``future``: an asyncio.Future or an Answer (a blocking request's), never waited on here.
+        ``line``: kept instead of the request's dicts, unless it is big (its arguments are the
+        caller's: a copy would be held here alone)."""
         if call is not None:
             call.duration = time.monotonic() - call.started
-            if call.raw_out is not None:
+            if line is not None and len(line) <= HEAVY_AT:
+                call.raw_out = line
                 call._message = None  # its line holds it: the dicts go now, while their memory is warm
             # An answered future says it ended well, whatever sys.exc_info() says: a request
             # sent inside an except block (a -32020 retry, a caller's handler) sees the
@@ -354,8 +355,8 @@ class ServerRecorder:
                 call.line = call.kept = None
                 return  # its future holds the exception (and so its traceback): not kept
             if call.kept is None:
-                line = call.line
-                call.answer = future.result() if line is None else line
+                answer = call.line
+                call.answer = future.result() if answer is None else answer
             call.line = None
 
 
@@ -510,5 +511,4 @@ __all__ = [
     "message_row",
     "shown",
     "successful",
-    "wrote",
 ]

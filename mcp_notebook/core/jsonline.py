@@ -32,6 +32,7 @@ _OR_OPTIONS = (
     else (orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS)
 )
 _LONG_NUMBER = re.compile(rb"\d{19}")  # may be an integer past 64 bits: orjson would make it a float
+_DIGITS = b"0123456789"
 
 _plain = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _c_make_encoder = getattr(_encoder, "c_make_encoder", None)
@@ -76,7 +77,9 @@ def encode(message: Any) -> bytes:
 
 def decode(line: bytes | bytearray) -> Any:
     """One JSON value from a line; ValueError when it is not UTF-8 JSON."""
-    if orjson is not None and _LONG_NUMBER.search(line) is None:
+    # Counting the digits first: a line with fewer than 19 has no long number, and the
+    # count costs a fifth of the search.
+    if orjson is not None and (len(line) - len(line.translate(None, _DIGITS)) < 19 or not _LONG_NUMBER.search(line)):
         try:
             return orjson.loads(line)
         except ValueError:  # orjson.JSONDecodeError: the json module reads it, or says why not

@@ -30,7 +30,7 @@ from ..errors import (
     RPCError,
 )
 from . import caching, era, handshake, rounds
-from .history import NOT_RECORDING, Call, Recorder, wrote
+from .history import NOT_RECORDING, Call, Recorder
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listings import Listings
 from .messages import excerpt, malformed
@@ -78,7 +78,7 @@ class ClientSession:
         self.logs: deque[JSON] = deque(maxlen=log_size)  # notifications/message params
         self.diagnostics: deque[str] = deque(maxlen=100)
         self.closed_error: MCPError | None = None
-        self._closed = False
+        self.closed = False  # set when it ends (an attribute: every request of a bulk map reads it)
         self._requests = PendingRequests(name, transport.abandon)
         self._pending = self._requests.by_id
         # Who is asking (caching.py): set by the connection when requests carry a token.
@@ -102,7 +102,7 @@ class ClientSession:
         self.recorder: Recorder = NOT_RECORDING  # the history's (history.py), set by the runtime
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else (self.protocol_version or "starting")
+        state = "closed" if self.closed else (self.protocol_version or "starting")
         return f"<ClientSession {self.name!r} {state}>"
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -161,13 +161,9 @@ class ClientSession:
                 self._meta[era.META_LOG_LEVEL] = level
 
     async def close(self) -> None:
-        if not self._closed:
+        if not self.closed:
             self._fail_all(None)
         await self.transport.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
     # -- requests: prepare, send and wait (two ways), finish ---------------------------
 
@@ -180,7 +176,7 @@ class ClientSession:
         future: Any,
     ) -> tuple[JSON, Pending]:
         """Prepare a request: its id, its message, its place among those in flight."""
-        if self._closed:
+        if self.closed:
             raise self.closed_exception()
         if self._meta is not None and method in era.REMOVED_IN_MODERN:
             method = era.modern_method(method, self._meta[era.META_PROTOCOL_VERSION], self.name)
@@ -210,7 +206,7 @@ class ClientSession:
         if rid is None:
             return None
         self.transport.abandon(rid)
-        if self._closed or pending.method == "initialize":
+        if self.closed or pending.method == "initialize":
             return None
         reason = "cancelled by the user"
         if isinstance(error, RequestTimeout):
@@ -239,10 +235,11 @@ class ClientSession:
             on_start(pending.rid, pending.call)
         if pending.deadline is not None:
             self._requests.watch(loop, pending.deadline)
+        line = None  # as written (stdio): the history keeps it rather than the message's dicts
         try:
             try:
                 if self._send_on_loop is not None:
-                    wrote(pending.call, self._send_on_loop(message))  # one coroutine frame fewer on the hot path
+                    line = self._send_on_loop(message)  # one coroutine frame fewer on the hot path
                 else:
                     await self.transport.send(message)
             except TypeError as e:
@@ -256,7 +253,7 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
-            self.recorder.done(pending.call, pending.future)  # the outcome, as it ends
+            self.recorder.done(pending.call, pending.future, line)  # the outcome, as it ends
 
     @property
     def can_block(self) -> bool:
@@ -284,9 +281,10 @@ class ClientSession:
         message, pending = self._begin(method, params, timeout, on_progress, Answer())
         if waker is not None:
             waker.cancel = lambda: self.cancel(pending)
+        line = None
         try:
             try:
-                wrote(pending.call, transport.send_nowait(message, pending.timeout))
+                line = transport.send_nowait(message, pending.timeout)
             except TypeError as e:
                 raise _not_json(method, e) from None
             return self._wait_here(transport, pending, waker)
@@ -297,7 +295,7 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
-            self.recorder.done(pending.call, pending.future)  # the outcome, as it ends
+            self.recorder.done(pending.call, pending.future, line)  # the outcome, as it ends
 
     def _wait_here(self, transport: BlockingTransport, pending: Pending, waker: Waker | None) -> JSON:
         """A blocking request's wait: read the reply on this thread when nobody else is
@@ -341,7 +339,7 @@ class ClientSession:
 
     async def _send_quietly(self, message: JSON) -> None:
         """Send a notice or a reply on the loop; a connection that is gone is not an error here."""
-        if not self._closed:
+        if not self.closed:
             self.recorder.sent(message)
             try:
                 await self.transport.send(message)
@@ -350,7 +348,7 @@ class ClientSession:
 
     def _send_quietly_now(self, message: JSON) -> None:
         """``_send_quietly`` from any thread, without waiting for the loop."""
-        if self._closed:
+        if self.closed:
             return
         if self._blocking is not None:
             self.recorder.sent(message)  # (the other way, _send_quietly records it)
@@ -447,7 +445,7 @@ class ClientSession:
         self._fail_all(error)
 
     def _fail_all(self, error: MCPError | None) -> None:
-        self._closed = True
+        self.closed = True
         self.closed_error = error
         self._requests.fail_all(self.closed_exception)
         self._incoming.cancel_all()

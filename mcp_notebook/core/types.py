@@ -151,6 +151,10 @@ def content_text(content: Any) -> str:
     anything else in it is skipped (``CallResult.text``, and a bulk map's every row)."""
     if not isinstance(content, list):
         return ""
+    if len(content) == 1:  # the common case (a bulk map's every row): no list, no join
+        block = content[0]
+        text = block.get("text") if isinstance(block, dict) else None
+        return text if isinstance(text, str) else ""
     # A list, not a generator: join makes one of a generator first.
     return "\n".join([b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)])
 

@@ -10,7 +10,7 @@ from ..errors import ArgumentError, InvalidArguments
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
-__all__ = ["check_prompt_arguments", "check_structured_output", "validate_arguments"]
+__all__ = ["arguments_check", "check_prompt_arguments", "check_structured_output", "validate_arguments"]
 
 # Validators are built once per schema object; listings are cached, so ids are stable
 # while the schema is alive (we keep a reference to it beside the validator).
@@ -70,6 +70,27 @@ def _length_bound(test: Callable[[Any, Any], bool], bound: float) -> Callable[[A
     return lambda v: not isinstance(v, str) or test(v, bound)
 
 
+# Types an isinstance() check decides alone (integer and number must also refuse True/False).
+_PLAIN_TYPES: dict[str, type] = {
+    "string": str,
+    "boolean": bool,
+    "null": type(None),
+    "array": list,
+    "object": dict,
+}
+
+
+def _plain_type(schema: Any) -> tuple[type, ...] | None:
+    """The Python types a property's schema allows when its only rule is such a type."""
+    if not isinstance(schema, dict) or any(k not in _ANNOTATIONS and k != "type" for k in schema):
+        return None
+    rule = schema.get("type")
+    names = rule if isinstance(rule, list) else [rule]
+    if not names or not all(isinstance(n, str) and n in _PLAIN_TYPES for n in names):
+        return None
+    return tuple(_PLAIN_TYPES[str(n)] for n in names)
+
+
 def _quick_property(schema: Any) -> Callable[[Any], bool]:
     if not isinstance(schema, dict):
         return _never
@@ -106,7 +127,9 @@ def _compile_quick(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
     additional = schema.get("additionalProperties", True)
     if not isinstance(properties, dict) or not isinstance(required, list) or not isinstance(additional, bool):
         return None
-    checks = {name: _quick_property(sub) for name, sub in properties.items()}
+    # A property that only has a plain type is checked with isinstance (no call of ours per argument).
+    plain = {name: kinds for name, kinds in ((n, _plain_type(sub)) for n, sub in properties.items()) if kinds}
+    checks = {name: _quick_property(sub) for name, sub in properties.items() if name not in plain}
 
     def quick(arguments: Any) -> bool:
         if not isinstance(arguments, dict):
@@ -115,6 +138,11 @@ def _compile_quick(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
             if name not in arguments:
                 return False
         for name, value in arguments.items():
+            kinds = plain.get(name)
+            if kinds is not None:
+                if not isinstance(value, kinds):
+                    return False
+                continue
             check = checks.get(name)
             if check is None:
                 if not additional:
@@ -154,19 +182,39 @@ def _describe(error: ValidationError) -> str:
     return f"{path or 'arguments'}: {error.message} ({error.validator})"
 
 
+def _quick_for(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
+    entry = _quick.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_quick) > 4096:
+            _quick.clear()
+        entry = (schema, _compile_quick(schema))
+        _quick[id(schema)] = entry
+    return entry[1]
+
+
+def arguments_check(tool: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """``validate_arguments`` for one tool, its quick check looked up once: what every row
+    of a bulk map goes through."""
+    schema = tool.get("inputSchema")
+    quick = _quick_for(schema) if isinstance(schema, dict) else None
+    if quick is None:
+        return lambda arguments: validate_arguments(tool, arguments)
+
+    def check(arguments: dict[str, Any]) -> None:
+        if not quick(arguments):
+            validate_arguments(tool, arguments)  # jsonschema decides, and says what is wrong
+
+    return check
+
+
 def validate_arguments(tool: dict[str, Any], arguments: dict[str, Any]) -> None:
     """Raise InvalidArguments (an ArgumentError) naming the field and the rule when
     ``arguments`` do not fit."""
     schema = tool.get("inputSchema")
     if not isinstance(schema, dict):
         return
-    entry = _quick.get(id(schema))  # the compiled quick check, looked up here (a call fewer per call)
-    if entry is None or entry[0] is not schema:
-        if len(_quick) > 4096:
-            _quick.clear()
-        entry = (schema, _compile_quick(schema))
-        _quick[id(schema)] = entry
-    if entry[1] is not None and entry[1](arguments):
+    quick = _quick_for(schema)
+    if quick is not None and quick(arguments):
         return
     validator = _validator(schema)
     if validator is None or validator.is_valid(arguments):

@@ -161,6 +161,16 @@ class MapProgress:
 Call = Callable[[JSON], Awaitable[JSON]]  # a row's arguments -> its result_fields
 
 
+class _Stop(asyncio.Event):
+    """A map's stop signal; ``stopped`` is what each row reads (an attribute: is_set() is a call)."""
+
+    stopped = False
+
+    def set(self) -> None:
+        self.stopped = True
+        super().set()
+
+
 class MapRun:
     """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call
     and gives its ``result_fields``; ``on_progress(progress)`` runs on the loop at the
@@ -200,7 +210,7 @@ class MapRun:
         """Every row's record, in the input's order (cancelled: the rows so far, the rest
         marked cancelled)."""
         loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
+        stop = _Stop()
         self._ended_here = asyncio.Event()
 
         def cancel() -> None:
@@ -222,7 +232,7 @@ class MapRun:
             self._ended_here.set()
         return self.records
 
-    async def _work(self, stop: asyncio.Event) -> None:
+    async def _work(self, stop: _Stop) -> None:
         # A fixed pool of workers, each taking the next row as its last is answered: no task
         # and no wait over everything in flight per row (what a 10,000-row map would pay).
         workers = {asyncio.ensure_future(self._worker(stop)) for _ in range(self._concurrency)}
@@ -255,12 +265,12 @@ class MapRun:
             return False
         return True
 
-    async def _worker(self, stop: asyncio.Event) -> None:
+    async def _worker(self, stop: _Stop) -> None:
         """Rows one after another, until the source is exhausted or the map stops (a row's
         work is written out here: a frame fewer per row)."""
         index, records, rows, progress, call = self.index, self.records, self.source.rows, self.progress, self._call
         on_progress = self._on_progress
-        while not stop.is_set():
+        while not stop.stopped:
             item = next(rows, None)
             if item is None:
                 self._exhausted = True

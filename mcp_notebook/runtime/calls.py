@@ -34,14 +34,15 @@ class ToolPlan(NamedTuple):
 
     name: str
     listing: JSON | None  # the tool's listing entry, if known
-    validate: bool  # check the arguments against its inputSchema
+    check: Callable[[JSON], None] | None  # checks the arguments against its inputSchema (None: not checked)
     as_task: bool  # a legacy (2025-11-25) tools/call sent task-augmented
     progress: ProgressCallback | None  # the caller's callback and the interaction's display
     link: Link  # what its requests go through: the connection (a map's rows: its GrantedSteps' via)
     modern: bool  # the connection speaks the 2026-07-28 era
+    server: str  # the server's name (read once: a property chain per call otherwise)
 
     def __repr__(self) -> str:
-        return f"<ToolPlan {self.name!r}{' validated' if self.validate else ''}{' task' if self.as_task else ''}>"
+        return f"<ToolPlan {self.name!r}{' validated' if self.check else ''}{' task' if self.as_task else ''}>"
 
 
 def call_progress(

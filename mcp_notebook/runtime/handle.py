@@ -20,7 +20,7 @@ from ..core.session import ProgressCallback
 from ..core.tasks import augment, created_task, offers_tasks
 from ..core.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
-from ..core.validation import check_prompt_arguments, check_structured_output, validate_arguments
+from ..core.validation import arguments_check, check_prompt_arguments, check_structured_output
 from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
 from .bulk import (
     GRACE_S,
@@ -235,7 +235,8 @@ class Server(ServerFacts):
         legacy_tasks = not modern and offers_tasks(self.capabilities)
         as_task = legacy_tasks and augment(tool, self.capabilities, task)
         progress = call_progress(runtime.interaction, self.name, name, on_progress)
-        return ToolPlan(name, tool, check, as_task, progress, self.connection, modern)
+        checks = arguments_check(tool) if check and tool is not None else None
+        return ToolPlan(name, tool, checks, as_task, progress, self.connection, modern, self.name)
 
     async def _call_planned(
         self, steps: Steps, plan: ToolPlan, arguments: JSON, timeout: Any, ask: bool, finish: Finish[R]
@@ -244,8 +245,8 @@ class Server(ServerFacts):
         a task to its end, check the structured output; then ``finish(server, tool, result,
         output_error)``: a ``CallResult``, or (a map's row) its frame row."""
         name, tool = plan.name, plan.listing
-        if plan.validate and tool is not None:
-            validate_arguments(tool, arguments)
+        if plan.check is not None:
+            plan.check(arguments)
         if ask:
             request = self.runtime.approval_request(self.name, name, tool, arguments)
             if request is not None:
@@ -273,7 +274,7 @@ class Server(ServerFacts):
             raise url_required(self.runtime.interaction, self.name, e, steps.awaiting) from None
         structured = raw.get("structuredContent")  # mostly none: no call to check it
         output_error = check_structured_output(tool, structured) if tool and structured is not None else None
-        return finish(self.name, name, raw, output_error)
+        return finish(plan.server, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
 

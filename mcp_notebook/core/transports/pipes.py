@@ -209,7 +209,9 @@ class PipeReader:
         loop: asyncio.AbstractEventLoop,
         *,
         limit: Callable[[], int],  # the size a line may have, asked per read (it may change)
-        on_message: Callable[[Any, bytearray | None], None],  # a message and its line as read
+        # A message and its line as read; False when it was passed on to the loop rather than
+        # handled here (Inbox.deliver): a thread pumping for its reply then waits for it there.
+        on_message: Callable[[Any, bytearray | None], bool],
         on_too_large: Callable[[int | str | None, int], None],
         on_garbage: Callable[[str], None],
         on_bad_reply: Callable[[int | str, str], None],
@@ -297,10 +299,6 @@ class PipeReader:
             self._last_pump = time.monotonic()
             self._read_lock.release()
 
-    def hand_off(self) -> None:
-        """Called while pumping: a reply went to the loop, so stop and wait for it."""
-        self._handed_off = True
-
     # -- reading and splitting (under _read_lock) ---------------------------------------
 
     def _drain(self) -> bool:
@@ -363,11 +361,14 @@ class PipeReader:
                     self._on_bad_reply(rid, _why(e))
             return
         if isinstance(message, dict):
-            self._on_message(message, line)  # a fresh copy of the buffer's bytes: kept as it is
+            # ``line``: a fresh copy of the buffer's bytes, kept as it is. A response passed on
+            # to the loop: a pumping thread stops, and waits for it there.
+            if not self._on_message(message, line) and "method" not in message:
+                self._handed_off = True
         elif isinstance(message, list):  # a JSON-RPC batch (2025-03-26)
             for item in message:
-                if isinstance(item, dict):
-                    self._on_message(item, None)
+                if isinstance(item, dict) and not self._on_message(item, None) and "method" not in item:
+                    self._handed_off = True
         else:
             self._on_garbage(line.decode("utf-8", "replace"))
 

@@ -153,7 +153,7 @@ class StdioTransport(BlockingTransport):
             our_stdout,
             loop,
             limit=self.limit,
-            on_message=self._deliver,
+            on_message=self._inbox.deliver,
             on_too_large=sink.on_too_large,
             on_garbage=lambda text: self.diagnostics.append(text[:STDERR_LINE_CHARS]),
             on_bad_reply=self._bad_reply,
@@ -294,10 +294,6 @@ class StdioTransport(BlockingTransport):
             lifeline.close()
 
     # -- reading -----------------------------------------------------------------------
-
-    def _deliver(self, message: dict[str, Any], raw: bytearray | None) -> None:
-        if not self._inbox.deliver(message, raw) and "method" not in message and self._reader is not None:
-            self._reader.hand_off()  # a response went to the loop: the pumping thread waits for it there
 
     def _bad_reply(self, request_id: int | str, why: str) -> None:
         assert self._sink is not None
