@@ -50,6 +50,7 @@ class Listings:
         self._diagnostics = diagnostics
         self._spawn = spawn
         self._cache: dict[str, list[JSON]] = {}
+        self.version = 0  # moves whenever a cached listing is replaced or dropped: look again
         self._fresh: dict[str, Freshness] = {}
         self._fetching: dict[str, asyncio.Future[list[JSON]]] = {}  # listings in flight, shared
         self._generation: dict[str, int] = dict.fromkeys(LISTINGS, 0)
@@ -92,6 +93,7 @@ class Listings:
         for key, (method, changed) in LISTINGS.items():
             if changed == notification:
                 self._generation[key] += 1
+                self.version += 1
                 if self._cache.pop(key, None) is not None:
                     # Someone looked at this listing: keep it fresh for them.
                     self._spawn(self._refresh(key, method))
@@ -159,6 +161,7 @@ class Listings:
             items = self._screen(items)
         if self._generation[key] == generation:
             self._cache[key] = items
+            self.version += 1
             self._fresh[key] = fresh or freshness({}, modern=owner.modern, now=time.monotonic(), context="")
         return items
 

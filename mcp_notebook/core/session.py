@@ -86,7 +86,7 @@ class ClientSession:
         # Whether a notification is for us (subscriptions.py): one tagged for a
         # subscription that is not live is dropped before anything sees it.
         self.accepts: Callable[[str, JSON], bool] | None = None
-        self._listings = Listings(name, self.request, self.diagnostics, self._spawn, self, transport)
+        self.listings = Listings(name, self.request, self.diagnostics, self._spawn, self, transport)
         self._incoming = Incoming(name, self.handlers, self._send_quietly)
         self._rounds = InputRounds(self, self._requests)
         self._listeners: list[NotificationListener] = []
@@ -488,7 +488,7 @@ class ClientSession:
         elif method == "notifications/cancelled":
             self._incoming.cancel(params.get("requestId"))
         elif method.endswith("/list_changed"):
-            self._listings.changed(method)
+            self.listings.changed(method)
         self._emit(method, params)
 
     def _emit(self, method: str, params: JSON) -> None:
@@ -513,16 +513,16 @@ class ClientSession:
 
     def cached(self, key: str) -> list[JSON] | None:
         """The cached listing, or None when it was never fetched or has changed since."""
-        return self._listings.cached(key)
+        return self.listings.cached(key)
 
     async def list_all(self, key: str, *, refresh: bool = False) -> list[JSON]:
         """Every item of a listing (``tools``, ``resources``, ``resourceTemplates``,
         ``prompts``), following ``nextCursor`` to the end; cached until list_changed."""
-        return await self._listings.list_all(key, refresh=refresh)
+        return await self.listings.list_all(key, refresh=refresh)
 
     def dropped_tools_notice(self) -> str | None:
         """Once per tools listing that left tools out (invalid x-mcp-header): a line saying so."""
-        return self._listings.dropped_notice()
+        return self.listings.dropped_notice()
 
 
 def _shortest(a: float | None, b: float | None) -> float | None:

@@ -34,7 +34,7 @@ from .bulk import (
     result_fields,
 )
 from .calls import Finish, ToolPlan, call_progress, url_required
-from .connection import Connection
+from .connection import Connection, SessionLink
 from .context import DEFAULT, Runtime
 from .facts import ServerFacts
 from .functions import Tools
@@ -330,9 +330,14 @@ class Server(ServerFacts):
                 request = dataclasses.replace(request, rows=source.total, examples=examples)
                 runtime.take_answer(request, await steps.approve(request))
         # The rows' requests go through a link resolved once (over stdio, the session itself).
-        granted = GrantedSteps(via=self.connection.steady())
+        via = self.connection.steady()
+        granted = GrantedSteps(via=via)
         plan = await self._plan(steps, tool, None, None, None)
         per_call = DEFAULT if timeout is None else timeout
+        # Over stdio the session is the map's for good: the tool's entry is looked up again only
+        # when its listings moved (a remote connection's sessions and tokens change: every row).
+        listings = via.session.listings if isinstance(via, SessionLink) else None
+        looked = -1
 
         async def replanned(arguments: JSON) -> JSON:
             nonlocal plan  # the tool's listing changed mid-map: later rows follow the new one
@@ -340,8 +345,11 @@ class Server(ServerFacts):
             return await self._call_planned(granted, plan, arguments, per_call, False, result_fields)
 
         def call(arguments: JSON) -> Awaitable[JSON]:
-            if self._cached_tool(tool) is not plan.listing:
-                return replanned(arguments)
+            nonlocal looked
+            if listings is None or listings.version != looked:
+                if self._cached_tool(tool) is not plan.listing:
+                    return replanned(arguments)
+                looked = -1 if listings is None else listings.version  # the plan is the listing's
             return self._call_planned(granted, plan, arguments, per_call, False, result_fields)  # asked above
 
         annotations = (listing or {}).get("annotations") or {}
