@@ -78,6 +78,20 @@ def client() -> Iterator[Client]:
     c.close()
 
 
+def test_auto_trying_streamable_http_first_leaves_no_error_in_the_history(client: Client, everything_url: str) -> None:
+    """A legacy HTTP+SSE server refuses the Streamable HTTP initialize (404) before auto falls
+    back: an expected refusal, noted as the era probe's is; pinned to http it is the error."""
+    client.add("everything", url=everything_url)
+    assert client.history(errors=True).empty, client.history(errors=True)[["method", "outcome"]]
+    outcomes = client.history()["outcome"].tolist()
+    if everything_url.endswith("/sse"):
+        assert "legacy HTTP+SSE server (initialize got HTTP 404)" in outcomes, outcomes
+        with pytest.raises(MCPError, match="404"):
+            client.add("pinned", url=everything_url, transport="http")
+        failed = client.history("pinned", errors=True)
+        assert failed["method"].tolist() == ["initialize"], failed[["method", "outcome"]]
+
+
 def test_everything_over_http(client: Client, everything_url: str) -> None:
     server = client.add("everything", url=everything_url)
     assert server.status is Status.CONNECTED

@@ -144,7 +144,11 @@ async def initialize(session: ClientSession, timeout: float | None, version: str
         "capabilities": session.declared_capabilities,
         "clientInfo": session.client_info,
     }
-    result = await session.request("initialize", params, timeout=timeout)
+
+    def started(_: int | str, call: Call | None) -> None:
+        session.initialize_call = call  # refused by a legacy HTTP+SSE server, auto notes it (Connection)
+
+    result = await session.request("initialize", params, timeout=timeout, on_start=started)
     answered = result.get("protocolVersion")
     if not isinstance(answered, str) or answered not in SUPPORTED_PROTOCOL_VERSIONS:
         raise ProtocolError(

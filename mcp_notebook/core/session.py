@@ -65,6 +65,7 @@ class ClientSession:
         self.client_info = client_info or CLIENT_INFO
         self.protocol_version: str | None = None
         self.era_note: str | None = None  # how the era was chosen (handshake.py), for %mcp status
+        self.initialize_call: Call | None = None  # its initialize in the history (handshake.py)
         self._meta: JSON | None = None  # modern era: what every request carries in _meta
         self._log_level: str | None = None
         self.server_info: JSON = {}

@@ -128,6 +128,11 @@ class Connection:
             except (HttpStatusError, RPCError) as e:
                 if not legacy_sse_answer(e):
                     raise
+                refused = self.session.initialize_call if self.session is not None else None
+                if refused is not None and refused.error is not None:
+                    # Expected, as the era probe's refusal is: the history says what it meant.
+                    status = e.http_status if isinstance(e, RPCError) else e.status
+                    refused.note = f"legacy HTTP+SSE server (initialize got HTTP {status})"
             return await self._connect_with("sse")
         return await self._connect_with(self.config.transport)
 
