@@ -5,6 +5,7 @@ server, over stdio and Streamable HTTP."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -270,6 +271,10 @@ def test_server_everything_history_and_transcript(client: Client, mode: str) -> 
         calls = client.history(server.name)
         calls = calls[calls["method"] == "tools/call"]  # (it may list its tools again meanwhile)
         assert list(calls["outcome"]) == ["ok"] and calls["arguments"].iloc[0] == {"message": "hi"}
+        # Kept as written (a stdio line, an HTTP body), not as the message's dicts; read back when viewed.
+        record = [c for c in client.calls(server.name) if c.method == "tools/call"][-1]
+        assert isinstance(record.raw_out, bytes) and record.message["params"]["arguments"] == {"message": "hi"}
+        assert record.bytes_out == len(json.dumps(record.message, separators=(",", ":")))
         frame = client.transcript(server.name)
         rid = frame[frame["method"] == "tools/call"]["id"].iloc[-1]
         reply = frame[(frame["kind"] == "response") & (frame["id"] == rid)]

@@ -18,6 +18,7 @@ from conftest import EVERYTHING, SERVERS, check_resource_updates, node
 from IPython.core.interactiveshell import InteractiveShell
 
 from mcp_notebook import (
+    ArgumentError,
     Client,
     MCPError,
     MessageTooLarge,
@@ -164,6 +165,21 @@ def test_legacy_sse_reconnects_when_its_stream_drops(client: Client) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.parametrize("mode", ["http", "sse"])
+def test_an_argument_json_cannot_hold_is_refused_at_once_and_the_connection_stays_usable(
+    client: Client, mode: str
+) -> None:
+    port = free_port()
+    with running([sys.executable, "-m", "mcp_notebook.demo", f"--{mode}", str(port)], port):
+        url = f"http://127.0.0.1:{port}/{'mcp' if mode == 'http' else 'sse'}"
+        server = client.add("demo", url=url, transport=mode)
+        with pytest.raises(ArgumentError, match="not JSON serializable; nothing was sent"):
+            server.call_tool("query_penguins", {"limit": object()}, validate=False)
+        assert server.call_tool("query_penguins", {"limit": 1}).structured["count"] == 344
+        record = client.calls("demo")[-1]
+        assert isinstance(record.raw_out, bytes) and record.bytes_out == len(record.raw_out)  # the body as sent
 
 
 @pytest.mark.parametrize("mode", ["--http", "--sse"])

@@ -3,15 +3,14 @@ transcript (``%mcp transcript``): bounded rings, recorded cheaply, read lazily.
 
 Recording sits on every request's path (the bulk map's too), so it keeps what is already
 there: an answer as the line or body it was read in (the session hands it to its call,
-``answered``, before the caller hears it), a request as the line written (stdio) or the
-message dict (HTTP). Redaction, elision, sizes and text are worked out when the history is
-viewed or exported. Lines rather than dicts: a map's last 1,000 rows kept as two small
-objects each, not two trees of dicts, leave the memory its next rows use warm (bench_history:
-a map row's recording costs a third of what it did). A big message (over ``HEAVY_AT`` bytes
-as read: a resource, a file) is the exception: it is kept as it is shown, elided, so that the
-history never holds a big payload the caller has let go. A request kept as a dict (HTTP) is
-a reference: a dict a caller mutates after the call shows the mutation; the runtime builds
-each request's params afresh, so only values nested in arguments are shared.
+``answered``, before the caller hears it), a request as the line or body written.
+Redaction, elision, sizes and text are worked out when the history is viewed or exported.
+Lines rather than dicts: a map's last 1,000 rows kept as two small objects each, not two
+trees of dicts, leave the memory its next rows use warm (bench_history: a map row's
+recording costs a third of what it did). A big message (over ``HEAVY_AT`` bytes as read: a
+resource, a file) is the exception: it is kept as it is shown, elided, so that the history
+never holds a big payload the caller has let go; a big request is kept as its dict (a
+reference: the caller's arguments, which the runtime does not copy deeply).
 """
 
 from __future__ import annotations
@@ -67,7 +66,7 @@ class Recorder(Protocol):
 
     def done(self, call: Call | None, future: Any, line: bytes | None = None) -> None:
         """``call``'s request has ended (``future``: its outcome); ``line``: the request as
-        written (a stdio line; None: not as a line)."""
+        written (a stdio line, an HTTP body; None: not whole)."""
         ...
 
 
@@ -119,7 +118,7 @@ class Call:
         self.server = server
         self._message: JSON | None = message  # dropped when it ends, if ``raw_out`` holds it
         self.rid = message.get("id")
-        self.raw_out: bytes | None = None  # the request as written (a stdio line), once it ends: see ``done``
+        self.raw_out: bytes | None = None  # the request as written (a line, a body), once it ends: see ``done``
         self.time = time.time()
         self.started = time.monotonic()
         self.duration: float | None = None  # None: still in flight
@@ -230,9 +229,9 @@ class Call:
 
     @property
     def bytes_out(self) -> int:
-        """The request's size as compact JSON (a stdio line's length, less its newline)."""
+        """The request's size as compact JSON (as written: a stdio line less its newline, a body)."""
         raw = self.raw_out
-        return len(raw) - 1 if raw is not None else size(self.message)
+        return len(raw) - raw.endswith(b"\n") if raw is not None else size(self.message)
 
     @property
     def bytes_in(self) -> int | None:

@@ -236,13 +236,13 @@ class ClientSession:
             on_start(pending.rid, pending.call)
         if pending.deadline is not None:
             self._requests.watch(loop, pending.deadline)
-        line = None  # as written (stdio): the history keeps it rather than the message's dicts
+        line = None  # as written (a line, a body): the history keeps it rather than the message's dicts
         try:
             try:
                 if self._send_on_loop is not None:
                     line = self._send_on_loop(message)  # one coroutine frame fewer on the hot path
                 else:
-                    await self.transport.send(message)
+                    line = await self.transport.send(message)
             except TypeError as e:
                 raise _not_json(method, e) from None
             result: JSON = await pending.future

@@ -14,7 +14,6 @@ run, and a subscription, which is opened afresh instead.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections.abc import Callable
 from typing import Any, Literal
@@ -22,6 +21,7 @@ from typing import Any, Literal
 import httpx
 
 from ...errors import MCPError, ProtocolError, SessionExpired, TransportError
+from .. import jsonline
 from ..era import is_modern
 from ..headers import ToolHeaders, param_headers, standard_headers
 from ..subscriptions import LISTEN
@@ -180,30 +180,34 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
 
     # -- the loop's side ---------------------------------------------------------------
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any]) -> bytes | None:
         if self._client is None or self._closed:
             raise self._gone()
         # The POST runs on its own: a server that never answers must not hold the session
         # (the request's timeout then ends the wait, and abandons it); its failures end
-        # that request.
+        # that request. Encoded here: a value JSON cannot hold is the caller's error, at once.
+        body = jsonline.encode(message)
         rid = message.get("id") if "method" in message else None
-        self._spawn(self._post(message, rid), rid)
+        self._spawn(self._post(message, rid, body), rid)
+        return body
 
-    async def _post(self, message: dict[str, Any], rid: int | str | None) -> None:
+    async def _post(self, message: dict[str, Any], rid: int | str | None, body: bytes | None = None) -> None:
         try:
-            await self._exchange(message, rid)
+            await self._exchange(message, rid, body)
         except MCPError as e:
             if rid is None:
                 self.diagnostics.append(f"sending {message.get('method', 'a reply')} failed: {e}")
             else:
                 self._fail(rid, e)
 
-    async def _exchange(self, message: dict[str, Any], rid: int | str | None) -> None:
-        """POST one message and take its answer: a request's reply (JSON, or a stream read
-        right here, in the task ``abandon`` cancels). A 401 logs in and sends it again."""
+    async def _exchange(self, message: dict[str, Any], rid: int | str | None, body: bytes | None = None) -> None:
+        """POST one message (``body``: as encoded already) and take its answer: a request's
+        reply (JSON, or a stream read right here, in the task ``abandon`` cancels). A 401
+        logs in and sends it again."""
         client = self._client
         assert client is not None
-        body = json.dumps(message, separators=(",", ":"))
+        if body is None:
+            body = jsonline.encode(message)
         tries = 0
         while True:
             sent_session = self.session_id
@@ -434,7 +438,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
             self._pumped.pop(stale[1], None)
             stale[0].close()
         client = self._sync()
-        body = json.dumps(message, separators=(",", ":"))
+        body = jsonline.encode(message)
         sent_session = self.session_id
         read = timeout if timeout is not None else self.read_timeout
         headers = self._request_headers(self.auth.header_now() if self.auth is not None else None, message)
@@ -475,7 +479,7 @@ class StreamableHttpTransport(HttpTransport, BlockingTransport):
         finally:
             if not handed_on:
                 response.close()
-        return None  # not written as a line: the history keeps the dict
+        return body  # as written: the history keeps it rather than the dict
 
     def pump(self, done: Callable[[], bool], timeout: float | None, wake_fd: int | None = None) -> bool:
         """Read this thread's reply stream to its end (see send_nowait), or until it is cut

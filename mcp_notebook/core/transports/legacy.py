@@ -4,13 +4,13 @@ message from the server; it names an ``endpoint`` to which each message is POSTe
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from ...errors import MCPError, ProtocolError, ServerExited, SessionExpired, StartupError
+from .. import jsonline
 from ..redact import redact_url
 from .base import MessageSink
 from .httpbase import Cursor, HttpStatusError, HttpTransport, redirect_error, retry_after, short_body, unreachable
@@ -74,32 +74,34 @@ class SseTransport(HttpTransport):
         except asyncio.TimeoutError:
             raise StartupError(f"{self.shown} sent no endpoint event within {self.timeout:g} s") from None
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, Any]) -> bytes | None:
         if self._client is None or self._closed:
             raise self._gone()
+        body = jsonline.encode(message)  # here: a value JSON cannot hold is the caller's error, at once
         if "method" in message and "id" in message:
             # A request's POST runs on its own, as over Streamable HTTP: a server that never
             # answers it must not hold the caller past its timeout (which abandons it).
-            self._spawn(self._post_request(message), message["id"])
+            self._spawn(self._post_request(message, body), message["id"])
         else:
             # In order (a request sent next must not overtake notifications/initialized), and
             # bounded: the answer to these is an empty 202 that comes at once.
-            await self._post(message, httpx.Timeout(self.timeout))
+            await self._post(body, httpx.Timeout(self.timeout))
+        return body
 
-    async def _post_request(self, message: dict[str, Any]) -> None:
+    async def _post_request(self, message: dict[str, Any], body: bytes) -> None:
         try:
-            await self._post(message)
+            await self._post(body)
         except MCPError as e:
             self._fail(message["id"], e)
 
-    async def _post(self, message: dict[str, Any], timeout: Any = httpx.USE_CLIENT_DEFAULT) -> None:
+    async def _post(self, body: bytes, timeout: Any = httpx.USE_CLIENT_DEFAULT) -> None:
         client = self._client
         if client is None or self._closed:
             raise self._gone()
         shown = redact_url(self.endpoint)
         try:
             headers = {"Content-Type": "application/json", **(await self.auth.header() if self.auth else {})}
-            response = await client.post(self.endpoint, content=json.dumps(message), headers=headers, timeout=timeout)
+            response = await client.post(self.endpoint, content=body, headers=headers, timeout=timeout)
         except httpx.HTTPError as e:
             raise unreachable(shown, e) from None
         redirect = redirect_error(shown, response)

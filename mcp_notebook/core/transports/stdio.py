@@ -222,8 +222,8 @@ class StdioTransport(BlockingTransport):
             if theirs is not None:
                 theirs.close()
 
-    async def send(self, message: dict[str, Any]) -> None:
-        self.send_nowait(message)
+    async def send(self, message: dict[str, Any]) -> bytes | None:
+        return self.send_nowait(message)
 
     def send_nowait(self, message: dict[str, Any], timeout: float | None = None) -> bytes | None:
         """Write a message from any thread, without waiting for the event loop.
