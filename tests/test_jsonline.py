@@ -8,6 +8,8 @@ import dataclasses
 import datetime
 import enum
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -98,3 +100,18 @@ def test_what_json_cannot_hold_is_refused_as_the_json_module_refuses_it() -> Non
 def test_a_float_json_has_no_token_for_is_sent_as_null() -> None:
     """JSON has no NaN or Infinity; the json module would write tokens a server cannot parse."""
     assert json.loads(jsonline.encode({"x": float("nan"), "y": float("inf")})) == {"x": None, "y": None}
+
+
+def test_without_orjson_the_json_module_does_it_all() -> None:
+    """A platform without orjson's wheel: the same lines, by the json module alone."""
+    code = (
+        "import sys\nsys.modules['orjson'] = None\n"
+        "from mcp_notebook.core import jsonline\n"
+        "assert jsonline.orjson is None\n"
+        "line = jsonline.encode({'id': 1, 'result': {'n': 2**70, 't': 'caf\\u00e9'}})\n"
+        "assert jsonline.decode(bytearray(line)) == {'id': 1, 'result': {'n': 2**70, 't': 'caf\\u00e9'}}\n"
+        "print(line.decode())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == '{"id":1,"result":{"n":1180591620717411303424,"t":"café"}}'
