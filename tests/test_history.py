@@ -359,7 +359,7 @@ def test_an_exported_script_names_each_server_once_and_hides_a_uri_secret() -> N
     def done(server: str, method: str, params: dict[str, object]) -> Call:
         call = Call(server, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
         call.duration = 0.1
-        call.kept = {"content": []}  # (a result, as the history keeps a big one)
+        call.answer = {"content": []}  # (a result, as the history keeps it)
         return call
 
     calls = [

@@ -103,8 +103,6 @@ class Call:
         "answer",
         "duration",
         "error",
-        "kept",
-        "line",
         "note",
         "raw_out",
         "rid",
@@ -125,11 +123,9 @@ class Call:
         # How it failed, as text: not the exception, whose traceback would keep every frame
         # it passed through alive (a removed server's session among them) while it is here.
         self.error: str | None = None
-        # The result: the line it came in (decoded when viewed), else the result as received.
+        # The result: the line it came in (decoded when viewed; from ``answered``), else the
+        # result as received; a big one (see HEAVY_AT) as shown, with its size as read.
         self.answer: Any = None
-        self.line: Raw | None = None  # its answer as read, from ``answered`` until it ends
-        # A big result (see HEAVY_AT): kept as shown, and its size as read, instead of the answer.
-        self.kept: Any = None
         self.size_in: int | None = None
         # A refusal the client expected (a legacy server's answer to the era probe, which
         # the handshake notes here): the outcome shown, and not a failure.
@@ -203,8 +199,6 @@ class Call:
     def _answer(self) -> Any:
         if self.error is not None:
             return None
-        if self.kept is not None:
-            return self.kept
         answer = self.answer
         if isinstance(answer, (bytes, bytearray, str)):  # the line it came in
             message = _read(answer)
@@ -321,9 +315,9 @@ class ServerRecorder:
         if call is None:
             return
         if raw is not None and len(raw) > HEAVY_AT:  # kept as shown, never whole: bounded work, whatever the size
-            call.kept, call.size_in = shown(message.get("result")), len(raw)
+            call.answer, call.size_in = shown(message.get("result")), len(raw)
         else:
-            call.line = raw
+            call.answer = raw
 
     def unmatched(self, message: JSON, raw: Raw | None = None) -> None:
         if _answer_of_a_call(message):  # (anything else, received() kept)
@@ -351,12 +345,10 @@ class ServerRecorder:
             if not future.done() or future.cancelled() or future.exception() is not None:
                 error = sys.exc_info()[1]  # called from a finally: the exception on its way out
                 call.error = "no answer" if error is None else ended(error)
-                call.line = call.kept = None
+                call.answer = None
                 return  # its future holds the exception (and so its traceback): not kept
-            if call.kept is None:
-                answer = call.line
-                call.answer = future.result() if answer is None else answer
-            call.line = None
+            if call.answer is None:  # not read as a line (HTTP's JSON body, a blocking call's)
+                call.answer = future.result()
 
 
 class History:
