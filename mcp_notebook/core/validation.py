@@ -196,13 +196,15 @@ def arguments_check(tool: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     """``validate_arguments`` for one tool, its quick check looked up once: what every row
     of a bulk map goes through."""
     schema = tool.get("inputSchema")
-    quick = _quick_for(schema) if isinstance(schema, dict) else None
+    if not isinstance(schema, dict):
+        return lambda arguments: None  # no schema: nothing to check
+    quick = _quick_for(schema)
     if quick is None:
-        return lambda arguments: validate_arguments(tool, arguments)
+        return lambda arguments: _by_jsonschema(tool, schema, arguments)
 
     def check(arguments: dict[str, Any]) -> None:
         if not quick(arguments):
-            validate_arguments(tool, arguments)  # jsonschema decides, and says what is wrong
+            _by_jsonschema(tool, schema, arguments)  # it decides, and says what is wrong
 
     return check
 
@@ -214,8 +216,11 @@ def validate_arguments(tool: dict[str, Any], arguments: dict[str, Any]) -> None:
     if not isinstance(schema, dict):
         return
     quick = _quick_for(schema)
-    if quick is not None and quick(arguments):
-        return
+    if quick is None or not quick(arguments):
+        _by_jsonschema(tool, schema, arguments)
+
+
+def _by_jsonschema(tool: dict[str, Any], schema: dict[str, Any], arguments: dict[str, Any]) -> None:
     validator = _validator(schema)
     if validator is None or validator.is_valid(arguments):
         return
