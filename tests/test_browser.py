@@ -1,203 +1,262 @@
-"""JupyterLab in a real (headless) Chromium: click Approve, fill and accept an elicitation
-form, log in to an OAuth server through the login card, and read the cells' outputs.
-Screenshots for the README: MCP_NOTEBOOK_SCREENSHOTS=docs.
+"""The cards in JupyterLab and Notebook 7 in a real (headless) Chromium, answered as a person
+answers them: choices changed, numbers corrected, text typed key by key, then the button.
+Each test reads back what the server received (the tool's own reply, printed by the cell),
+never the widget's state. One Jupyter server and one browser for the module; one notebook
+(so one kernel) per test.
 
-Needs Debian's chromium (/usr/bin/chromium), playwright and jupyterlab; .ci/run installs
-them. Elsewhere, without chromium, the test is skipped with that reason.
+Screenshots for the README: MCP_NOTEBOOK_SCREENSHOTS=docs.
+Needs Debian's chromium, playwright, jupyterlab and notebook; .ci/run installs them.
+Elsewhere, without chromium, the module is skipped with that reason.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import socket
+import re
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from kernels import CHROMIUM_ARGS, write_notebook
+from frontends import CHROMIUM, NotebookPage, free_port, jupyter_server, launch, wait_for_port, write_notebook
+from kernels import kernel_names
 
-CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
+EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 # Screenshots land in a temporary folder; MCP_NOTEBOOK_SCREENSHOTS=docs refreshes the README's.
 DOCS = Path(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-shots")
-WAIT_MS = 60_000
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
-playwright = (
+if not os.environ.get("CI"):
     pytest.importorskip("playwright.sync_api")
-    if not os.environ.get("CI")
-    else __import__("playwright.sync_api").sync_api
+
+SETUP = ["%load_ext mcp_notebook", "%mcp add demo -- python -m mcp_notebook.demo"]
+EVERYTHING_ADD = f"%mcp add everything -- node {EVERYTHING} stdio"
+# What the server received, on one line the test reads back.
+ELICITED = (
+    "import json\nr = %mcp call everything.trigger-elicitation-request\n"
+    "print('RECEIVED', json.dumps(json.loads(r.text.split('Raw result:')[1])))"
+)
+SAMPLED = (
+    "import json\nr = %mcp call everything.trigger-sampling-request prompt=greet\n"
+    "print('RECEIVED', json.dumps(json.loads(r.text.split('LLM sampling result:')[1])))"
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    folder = tmp_path_factory.mktemp("notebooks")
+    for url in jupyter_server(folder):
+        yield url, folder
 
 
-# The notebook's session is ready and its kernel connected and idle (JupyterLab's own state).
-KERNEL_READY = """() => {
-    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    const context = panel && panel.sessionContext;
-    const kernel = context && context.session && context.session.kernel;
-    return !!(context && context.isReady && kernel && kernel.connectionStatus === 'connected'
-              && kernel.status === 'idle');
-}"""
-# The input prompt of cell i: "[ ]:", "[*]:" or "[n]:".
-PROMPT = (
-    "(i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-InputPrompt').innerText.trim())"
-)
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
 
-CELLS = [
-    "%load_ext mcp_notebook",
-    "%mcp add demo -- python -m mcp_notebook.demo",
-    "r = %mcp call demo.delete_penguins species=Adelie\nr.text",
-    "r = %mcp call demo.add_observation\nr.text",
-]
+    with sync_playwright() as p:
+        chromium = launch(p)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """``open(cells, kernel=..., app="lab"|"notebooks")``: a notebook of these cells, open in
+    a new tab; a failure leaves a screenshot."""
+    url, folder = server
+    opened: list[NotebookPage] = []
+    failed = request.session.testsfailed
+
+    def open_(cells: list[str], kernel: str = "python3", app: str = "lab") -> NotebookPage:
+        name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
+        write_notebook(folder / name, cells, kernel)
+        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        # ?reset: a fresh workspace, not the last test's notebook open beside this one
+        path = f"lab/tree/{name}?reset" if app == "lab" else f"notebooks/{name}"
+        opened.append(NotebookPage(page, f"{url}/{path}", name))
+        return opened[-1]
+
+    yield open_
+    for nb in opened:
+        if request.session.testsfailed > failed:  # the call's report is counted before teardown
+            print(f"screenshot of the failure: {nb.screenshot_on_failure(request.node.name)}")
+        nb.page.close()
+
+
+def received(text: str) -> Any:
+    """The JSON after RECEIVED in a cell's output: what the server got."""
+    match = re.search(r"RECEIVED (.*)", text)
+    assert match, f"the cell printed no RECEIVED line: {text!r}"
+    return json.loads(match.group(1))
+
+
+def answer_demo_observation(nb: NotebookPage, i: int) -> None:
+    """The demo's observation form, filled by someone who changes their mind: a species
+    chosen, then another; a body mass over the maximum, then corrected."""
+    species = nb.cells.nth(i).locator(".widget-dropdown", has_text="Species").locator("select")
+    species.wait_for(timeout=60_000)
+    species.select_option(label="Gentoo")
+    species.select_option(label="Chinstrap")
+    nb.cells.nth(i).locator(".widget-dropdown", has_text="Island").locator("select").select_option(label="Dream")
+    mass = nb.cells.nth(i).locator(".widget-text", has_text="Body mass").locator("input")
+    nb.type_into(mass, "9000")
+    mass.press("Tab")
+    error = nb.cells.nth(i).locator(".widget-html", has_text="at most 7000")
+    error.wait_for(timeout=60_000)  # shown as the person leaves the field, before any click
+    nb.type_into(mass, "5200")
+    mass.press("Tab")
+    error.wait_for(state="detached", timeout=60_000)
+
+
+def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any) -> None:
+    nb = notebook(
+        [
+            *SETUP,
+            "r = %mcp call demo.delete_penguins species=Adelie\nr.text",
+            "r = %mcp call demo.add_observation\nr.text",
+        ]
+    )
+    nb.run_all(0, 1)
+    assert "✓ demo" in nb.output(1)
+    nb.run(2)
+    approve = nb.button(2, "Approve")
+    DOCS.mkdir(exist_ok=True)
+    nb.cells.nth(2).screenshot(path=str(DOCS / "approval.png"))
+    approve.click()
+    nb.finished(2)
+    assert "deleted 152 Adelie" in nb.output(2)
+
+    nb.run(3)
+    answer_demo_observation(nb, 3)
+    nb.cells.nth(3).screenshot(path=str(DOCS / "elicitation.png"))
+    nb.button(3, "Accept").click()
+    nb.finished(3)
+    assert "recorded a female Chinstrap of 5200 g on Dream" in nb.output(3)
+
+
+def test_every_field_kind_and_a_typed_reply_in_jupyterlab(notebook: Any) -> None:
+    """server-everything's form has a field of each kind; its sampling tool returns the reply."""
+    nb = notebook([*SETUP[:1], EVERYTHING_ADD, ELICITED, SAMPLED])
+    nb.run_all(0, 1)
+    assert "✓ everything" in nb.output(1)
+    nb.run(2)
+    cell = nb.cells.nth(2)
+    name = cell.get_by_label("String *", exact=True)
+    name.wait_for(timeout=60_000)
+    nb.type_into(name, "Ada")
+    nb.type_into(name, "Ada Lovelace")  # typed again over the first
+    email = cell.get_by_label("String with email format", exact=True)
+    nb.type_into(email, "ada@")
+    email.press("Tab")
+    cell.locator(".widget-html", has_text="not a valid email").wait_for(timeout=60_000)
+    nb.type_into(email, "ada@example.org")
+    email.press("Tab")
+    cell.get_by_label("Boolean", exact=True).check()
+    integer = cell.get_by_label("Integer", exact=True)
+    nb.type_into(integer, "7")
+    integer.press("Tab")
+    number = cell.get_by_label("Number in range 1-1000", exact=True)
+    nb.type_into(number, "2.5")
+    number.press("Tab")
+    single = cell.get_by_label("Untitled Single Select Enum", exact=True)
+    single.select_option(label="Joey")
+    single.select_option(label="Phoebe")
+    multi = cell.get_by_label("Untitled Multiple Select Enum", exact=True)
+    multi.select_option(label=["Piano", "Drums"])
+    cell.get_by_label("Titled Single Select Enum", exact=True).select_option(label="Wonder Woman")
+    cell.get_by_label("Legacy Titled Single Select Enum", exact=True).select_option(label="Fish")
+    nb.button(2, "Accept").click()
+    nb.finished(2)
+    got = received(nb.output(2))
+    assert got["action"] == "accept"
+    content = got["content"]
+    assert content["name"] == "Ada Lovelace"
+    assert content["email"] == "ada@example.org"
+    assert content["check"] is True
+    assert content["integer"] == 7 and content["number"] == 2.5
+    assert content["untitledSingleSelectEnum"] == "Phoebe"
+    assert content["untitledMultipleSelectEnum"] == ["Piano", "Drums"]
+    assert content["titledSingleSelectEnum"] == "hero-3"
+    assert content["legacyTitledEnum"] == "pet-4"
+
+    nb.run(3)
+    reply = nb.cells.nth(3).locator("textarea")
+    reply.wait_for(timeout=60_000)
+    nb.type_into(reply, "Bonjour !")
+    nb.cells.nth(3).screenshot(path=str(DOCS / "sampling.png"))
+    nb.button(3, "Approve").click()
+    nb.finished(3)
+    assert received(nb.output(3))["content"]["text"] == "Bonjour !"
+
+
+@pytest.mark.parametrize("kernel", [k for k in kernel_names() if k != "python3"])
+def test_a_form_and_a_reply_on_other_kernels(notebook: Any, kernel: str) -> None:
+    """ipykernel 6.31 (clicks by polling) and 7.3 (clicks on a subshell) in JupyterLab."""
+    nb = notebook([*SETUP, "r = %mcp call demo.add_observation\nr.text", EVERYTHING_ADD, SAMPLED], kernel=kernel)
+    nb.run_all(0, 1)
+    nb.run(2)
+    answer_demo_observation(nb, 2)
+    nb.button(2, "Accept").click()
+    nb.finished(2)
+    assert "recorded a female Chinstrap of 5200 g on Dream" in nb.output(2)
+    nb.run_all(3)
+    nb.run(4)
+    reply = nb.cells.nth(4).locator("textarea")
+    reply.wait_for(timeout=60_000)
+    nb.type_into(reply, "Bonjour !")
+    nb.button(4, "Approve").click()
+    nb.finished(4)
+    assert received(nb.output(4))["content"]["text"] == "Bonjour !"
+
+
+def test_a_form_and_a_reply_in_notebook_7(notebook: Any) -> None:
+    nb = notebook([*SETUP, "r = %mcp call demo.add_observation\nr.text", EVERYTHING_ADD, SAMPLED], app="notebooks")
+    nb.run_all(0, 1)
+    nb.run(2)
+    answer_demo_observation(nb, 2)
+    nb.button(2, "Accept").click()
+    nb.finished(2)
+    assert "recorded a female Chinstrap of 5200 g on Dream" in nb.output(2)
+    nb.run_all(3)
+    nb.run(4)
+    reply = nb.cells.nth(4).locator("textarea")
+    reply.wait_for(timeout=60_000)
+    nb.type_into(reply, "Bonjour !")
+    nb.button(4, "Approve").click()
+    nb.finished(4)
+    assert received(nb.output(4))["content"]["text"] == "Bonjour !"
 
 
 @pytest.fixture(scope="module")
 def protected_demo() -> Iterator[str]:
     """The demo server behind its own authorization server (which approves at once)."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port), "--oauth"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("the demo server with --oauth did not start")
-            time.sleep(0.05)
+    wait_for_port(port, proc, "the demo server with --oauth", 30)
     yield f"http://127.0.0.1:{port}/mcp"
     proc.kill()
     proc.wait()
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory, protected_demo: str) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("lab")
-    cells = [*CELLS, f"%mcp add secure {protected_demo}"]
-    write_notebook(folder / "prompts.ipynb", cells)
-    port = _free_port()
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env["JUPYTER_PATH"] = ""  # only this venv's kernel
-    env["MCP_NOTEBOOK_TOKEN_STORE"] = "memory"  # no tokens left behind
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
-         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}",
-         "--LabApp.expose_app_in_browser=True"],  # window.jupyterapp: the test waits on the kernel's real state
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("JupyterLab did not start within 60 s")
-            time.sleep(0.2)
-    try:
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-
-
-def test_approve_and_elicitation_in_jupyterlab(lab: str) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-        )
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        try:
-            page.goto(f"{lab}/lab/tree/prompts.ipynb")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=WAIT_MS)
-            news = page.get_by_role("button", name="No", exact=True)  # JupyterLab asks about its news
-            try:
-                news.click(timeout=5000)
-            except Exception:
-                pass  # not asked this time
-            # The toolbar's indicator can say idle before the notebook has a kernel: a Shift+Enter
-            # then is lost. Wait for the session to be ready and its kernel connected and idle.
-            page.wait_for_function(KERNEL_READY, timeout=WAIT_MS)
-            cells = page.locator(".jp-Notebook .jp-Cell")
-
-            def run(i: int) -> None:
-                """Run cell i as a person would; done once the notebook took it (its prompt
-                left [ ]). The cell before must have finished."""
-                cell = cells.nth(i)
-                cell.locator(".jp-InputArea-editor").click()
-                cell.locator(".cm-editor.cm-focused").wait_for(timeout=WAIT_MS)  # typing goes to this cell
-                page.keyboard.press("Shift+Enter")
-                page.wait_for_function(f"() => {PROMPT}({i}) !== '[ ]:'", timeout=WAIT_MS)
-
-            def finished(i: int) -> None:
-                """Until cell i shows its execution count ([n]:, not [*]:)."""
-                page.wait_for_function(f"() => /^\\[\\d+\\]:$/.test({PROMPT}({i}))", timeout=WAIT_MS)
-
-            def output(i: int) -> str:
-                return cells.nth(i).locator(".jp-OutputArea").inner_text()
-
-            run(0)
-            finished(0)
-            run(1)
-            finished(1)
-            assert "✓ demo" in output(1)
-            run(2)
-            approve = cells.nth(2).locator("button.jupyter-button", has_text="Approve")
-            approve.wait_for(timeout=WAIT_MS)
-            DOCS.mkdir(exist_ok=True)
-            cells.nth(2).screenshot(path=str(DOCS / "approval.png"))
-            approve.click()
-            finished(2)
-            assert "deleted 152 Adelie" in output(2)
-            run(3)
-            accept = cells.nth(3).locator("button.jupyter-button", has_text="Accept")
-            accept.wait_for(timeout=WAIT_MS)
-            cells.nth(3).locator(".widget-dropdown", has_text="Species").locator("select").select_option(label="Gentoo")
-            cells.nth(3).locator(".widget-dropdown", has_text="Island").locator("select").select_option(label="Dream")
-            cells.nth(3).screenshot(path=str(DOCS / "elicitation.png"))
-            accept.click()
-            finished(3)
-            assert "recorded a female Gentoo of 4000 g on Dream" in output(3)
-            page.screenshot(path=str(DOCS / "prompts-notebook.png"), full_page=True)
-
-            # OAuth: the login card's link opens the authorization page in a new tab; it
-            # approves and sends the browser back to the kernel's listener; the cell goes on.
-            run(4)
-            link = cells.nth(4).locator("a", has_text="Log in")
-            link.wait_for(timeout=WAIT_MS)
-            cells.nth(4).screenshot(path=str(DOCS / "login.png"))
-            with page.expect_popup() as opened:
-                link.click()
-            tab = opened.value
-            tab.wait_for_load_state()
-            assert "Login complete" in tab.content()
-            finished(4)
-            assert "✓ secure" in output(4) and "logged in" in output(4)
-        except BaseException:
-            failure = Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-browser-failure.png"
-            page.screenshot(path=str(failure), full_page=True)
-            print(f"screenshot of the failure: {failure}")
-            raise
-        finally:
-            browser.close()
+def test_login_card_in_jupyterlab(notebook: Any, protected_demo: str) -> None:
+    """The login card's link opens the authorization page in a new tab; it approves and sends
+    the browser back to the kernel's listener; the cell goes on."""
+    nb = notebook(["%load_ext mcp_notebook", f"%mcp add secure {protected_demo}"])
+    nb.run_all(0)
+    nb.run(1)
+    link = nb.cells.nth(1).locator("a", has_text="Log in")
+    link.wait_for(timeout=60_000)
+    nb.cells.nth(1).screenshot(path=str(DOCS / "login.png"))
+    with nb.page.expect_popup() as opened:
+        link.click()
+    tab = opened.value
+    tab.wait_for_load_state()
+    assert "Login complete" in tab.content()
+    nb.finished(1)
+    assert "✓ secure" in nb.output(1) and "logged in" in nb.output(1)

@@ -212,7 +212,7 @@ class NotebookInteraction(Interaction):
             # asking: it is held until the card can be closed.
             with sigint_held() as interrupted:
                 card = question.card = question.make_card(self)
-                display(card.widget)
+                card.show()
             if interrupted():
                 raise KeyboardInterrupt
             await taker.take(
@@ -221,9 +221,11 @@ class NotebookInteraction(Interaction):
         except (KeyboardInterrupt, asyncio.CancelledError):
             if card is not None:
                 card.close("interrupted")
+                card.leave_record()
             raise
         if not card.answered:
             card.close("withdrawn by the server")
+        card.leave_record()
         return question.result(card.answer)
 
     # -- what the background loop calls ------------------------------------------------

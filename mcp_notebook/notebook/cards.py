@@ -20,10 +20,13 @@ from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as w
+from IPython.display import display
 
 from ..core.links import link_problem
 from ..core.text import escape, printable
 from ..runtime.interaction import ApprovalRequest
+from .records import Record
+from .relay import Relay
 
 __all__ = [
     "ApprovalCard",
@@ -56,7 +59,8 @@ _FORMATS = {
 
 
 class Card:
-    """A question in a cell: one answer, then the buttons go away."""
+    """A question in a cell: one answer, then the buttons go away; ``leave_record()`` then
+    puts the record of the question and its answer in the card's place (records.py)."""
 
     def __init__(self) -> None:
         self.answer: Any = None
@@ -64,6 +68,20 @@ class Card:
         self._callbacks: list[Callable[[Any], None]] = []
         self.status = w.HTML()
         self.widget: w.Box = w.VBox()
+        self.record = Record("")
+        self._handle: Any = None
+
+    def show(self) -> None:
+        self._handle = display(self.widget, display_id=True)
+
+    def leave_record(self) -> None:
+        """In the card's place, what was asked and answered (what a saved notebook keeps)."""
+        if self._handle is not None and self.record.outcome is not None:
+            self._handle.update(self.record.bundle(), raw=True)
+
+    def sent(self, answer: Any) -> list[tuple[str, Any]]:
+        """What the record shows of an answer (after the outcome)."""
+        return []
 
     def on_answer(self, callback: Callable[[Any], None]) -> None:
         self._callbacks.append(callback)
@@ -76,6 +94,7 @@ class Card:
         self.answer, self.answered = answer, True
         self._disable()
         self.status.value = f"<i>{escape(note)}</i>"
+        self.record.settle(note, "you", self.sent(answer))
         for callback in self._callbacks:
             callback(answer)
 
@@ -90,6 +109,7 @@ class Card:
             self.answered = True
             self._disable()
             self.status.value = f"<i>{escape(note)}</i>"
+            self.record.settle(note, None)
 
 
 def link_html(url: str, label: str, style: str = "") -> str:
@@ -131,6 +151,11 @@ class ApprovalCard(Card):
         title = f" — {escape(request.title)}" if request.title else ""
         arguments = escape(json.dumps(request.shown_arguments(), indent=2, ensure_ascii=False, default=str))
         what = f"a map{escape(request.for_rows())}, first rows below" if request.bulk else "a tool call"
+        self.record = Record(
+            f"🔐 Approve {'a map' + request.for_rows() if request.bulk else 'a tool call'}? "
+            f"{request.server}.{request.tool}",
+            [("first rows' arguments" if request.bulk else "arguments", request.shown_arguments())],
+        )
         head = w.HTML(
             f"<b>🔐 Approve {what}?</b> "
             f"<code>{escape(request.server)}.{escape(request.tool)}</code>{title}"
@@ -193,13 +218,24 @@ class Field:
         # A number or a checkbox always holds a value: an optional one with no default is
         # only sent once the person changed it.
         self.touched = False
-        self.input.observe(lambda _: setattr(self, "touched", True), "value")
+        self.input.observe(lambda _: self._edited(), "value")
         help_text = str(schema["description"]) if schema.get("description") else None
         if help_text and help_text.strip().lower() == str(schema.get("title") or name).strip().lower():
             help_text = None  # the label says it already
         self.help = w.HTML(f"<span style='color:#777;font-size:0.85em'>{escape(help_text)}</span>" if help_text else "")
         self.error = w.HTML()
         self.widget = w.VBox([self.input, self.help, self.error])
+
+    def _edited(self) -> None:
+        """The person changed the field: its error, or none, shows at once."""
+        self.touched = True
+        self.check()
+
+    def check(self) -> bool:
+        """Show the field's error, or clear it; whether the value is good."""
+        error = self.value()[1]
+        self.error.value = f"<span style='color:#d33;font-size:0.85em'>{escape(error)}</span>" if error else ""
+        return error is None
 
     def value(self) -> tuple[Any, str | None]:
         """(value, error). A blank optional field gives (None, None): left out."""
@@ -286,10 +322,12 @@ class ElicitationCard(Card):
         required = set(schema.get("required") or [])
         self.fields = [Field(n, s, n in required) for n, s in (schema.get("properties") or {}).items()]
         head = w.HTML(f"<b>📝 {escape(server)} asks</b><div>{escape(str(params.get('message', '')))}</div>")
+        self.record = Record(f"📝 {server} asks: {params.get('message', '')}")
         self.widget = w.VBox(
             [
                 head,
                 *[f.widget for f in self.fields],
+                Relay([f.input for f in self.fields]),
                 _buttons(
                     ("Accept", "success", lambda _: self._accept()),
                     ("Decline", "", lambda _: self._finish({"action": "decline"}, "declined")),
@@ -300,16 +338,13 @@ class ElicitationCard(Card):
             layout=w.Layout(**_BOX),
         )
 
+    def sent(self, answer: Any) -> list[tuple[str, Any]]:
+        content = answer.get("content") if isinstance(answer, dict) else None
+        return [("sent", content)] if content is not None else []
+
     def _accept(self) -> None:
-        content, ok = {}, True
-        for f in self.fields:
-            value, error = f.value()
-            f.error.value = f"<span style='color:#d33;font-size:0.85em'>{escape(error)}</span>" if error else ""
-            if error:
-                ok = False
-            elif value is not None:
-                content[f.name] = value
-        if ok:
+        if all([f.check() for f in self.fields]):  # a list: every field shows its error
+            content = {f.name: v for f in self.fields if (v := f.value()[0]) is not None}
             self._finish({"action": "accept", "content": content}, "sent")
         else:
             self.status.value = "<i>fix the marked fields</i>"
@@ -323,6 +358,7 @@ class UrlCard(Card):
         url = str(params.get("url", ""))
         self.elicitation_id = params.get("elicitationId")
         safe = link_problem(url) is None
+        self.record = Record(f"🌐 {server} asks you to open a page: {params.get('message', '')}", [("page", url)])
         opener = link_html(url, "open it in a new tab") + (" (nothing is fetched before you click)" if safe else "")
         head = w.HTML(
             f"<b>🌐 {escape(server)} asks you to open a page</b>"
@@ -350,6 +386,7 @@ class LoginCard(Card):
     def __init__(self, request: Any) -> None:
         super().__init__()
         scopes = f" · scopes: <code>{escape(request.scopes)}</code>" if request.scopes else ""
+        self.record = Record(f"🔐 {request.server} needs you to log in at {request.issuer}")
         head = w.HTML(
             f"<b>🔐 {escape(request.server)} needs you to log in</b>"
             f"<div>at {escape(request.issuer)}{scopes}</div>"
@@ -369,6 +406,7 @@ class LoginCard(Card):
                 head,
                 hint,
                 self.pasted,
+                Relay([self.pasted]),
                 _buttons(
                     ("Use this address", "primary", lambda _: self._use_pasted()),
                     ("Cancel", "danger", lambda _: self._finish(None, "login cancelled")),
@@ -412,12 +450,14 @@ class SamplingCard(Card):
             f"<b>🤖 {escape(server)} asks for a model reply</b>{''.join(parts)}"
             f"<div style='color:#777;font-size:0.85em'>{escape(json.dumps(facts))}</div>"
         )
+        self.record = Record(f"🤖 {server} asks for a model reply", [("messages", params.get("messages") or [])])
         self.reply = w.Textarea(value=draft, placeholder="Write the reply the server will receive",
                                 layout=w.Layout(width="100%", height="6em"))  # fmt: skip
         self.widget = w.VBox(
             [
                 head,
                 self.reply,
+                Relay([self.reply]),
                 _buttons(
                     ("Approve", "success", lambda _: self._send()),
                     ("Decline", "danger", lambda _: self._finish(None, "declined")),
@@ -426,6 +466,9 @@ class SamplingCard(Card):
             ],
             layout=w.Layout(**_BOX),
         )
+
+    def sent(self, answer: Any) -> list[tuple[str, Any]]:
+        return [("reply", answer["content"]["text"])] if isinstance(answer, dict) else []
 
     def _send(self) -> None:
         self._finish(

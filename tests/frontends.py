@@ -1,0 +1,179 @@
+"""Real frontends in a real (headless) Chromium, driven as a person drives them: one Jupyter
+server per test module (it serves JupyterLab at /lab and Notebook 7 at /notebooks), one
+browser, and a ``NotebookPage`` that opens a notebook, runs its cells with Shift+Enter and
+reads their outputs as shown.
+
+Needs Debian's chromium (/usr/bin/chromium), playwright, jupyterlab and notebook; .ci/run
+installs them. Never ``playwright install`` (it downloads a browser).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kernels import CHROMIUM_ARGS, KERNELS_DIR
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 60_000
+FAILURES = Path(os.environ.get("TMPDIR", "/tmp"))
+
+# The notebook's session is ready and its kernel connected and idle (the app's own state;
+# window.jupyterapp in JupyterLab and Notebook 7 alike, with expose_app_in_browser).
+KERNEL_READY = """() => {
+    const app = window.jupyterapp;
+    const panel = app && app.shell.currentWidget;
+    const context = panel && panel.sessionContext;
+    const kernel = context && context.session && context.session.kernel;
+    return !!(context && context.isReady && kernel && kernel.connectionStatus === 'connected'
+              && kernel.status === 'idle');
+}"""
+# The input prompt of cell i: "[ ]:", "[*]:" or "[n]:".
+PROMPT = (
+    "(i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-InputPrompt').innerText.trim())"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError(f"{what} did not start within {seconds:.0f} s") from None
+            time.sleep(0.05)
+
+
+def write_notebook(path: Path, cells: list[str], kernel: str = "python3") -> None:
+    """A notebook of these code cells, with no outputs, for ``kernel``."""
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
+            for i, src in enumerate(cells)
+        ],
+        "metadata": {"kernelspec": {"name": kernel, "display_name": kernel, "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook))
+
+
+def jupyter_server(folder: Path) -> Iterator[str]:
+    """A Jupyter server on loopback for ``folder`` (JupyterLab and Notebook 7), with this
+    venv's kernel and the ones scripts/setup made; its address."""
+    port = free_port()
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env["JUPYTER_PATH"] = str(KERNELS_DIR / "share" / "jupyter")  # the other ipykernel versions' kernels
+    env["MCP_NOTEBOOK_TOKEN_STORE"] = "memory"  # no tokens left behind
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
+         "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}",
+         # window.jupyterapp: the tests wait on the kernel's real state
+         "--LabApp.expose_app_in_browser=True", "--JupyterNotebookApp.expose_app_in_browser=True"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status", timeout=2)
+            break
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise RuntimeError("the Jupyter server did not start within 60 s") from None
+            time.sleep(0.2)
+    try:
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def launch(playwright: Any) -> Any:
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+class NotebookPage:
+    """A notebook open in a tab, run as a person runs it."""
+
+    def __init__(self, page: Any, url: str, name: str) -> None:
+        self.page, self.name = page, name
+        page.goto(url)
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=WAIT_MS)
+        news = page.get_by_role("button", name="No", exact=True)  # JupyterLab asks about its news
+        try:
+            news.click(timeout=3000)
+        except Exception:
+            pass  # not asked this time
+        # The toolbar's indicator can say idle before the notebook has a kernel: a Shift+Enter
+        # then is lost. Wait for the session to be ready and its kernel connected and idle.
+        page.wait_for_function(KERNEL_READY, timeout=WAIT_MS)
+        self.cells = page.locator(".jp-Notebook .jp-Cell")
+
+    def cell(self, i: int) -> Any:
+        return self.cells.nth(i)
+
+    def run(self, i: int) -> None:
+        """Run cell i as a person would; done once the notebook took it (its prompt left
+        [ ]). The cell before must have finished."""
+        cell = self.cells.nth(i)
+        cell.locator(".jp-InputArea-editor").click()
+        cell.locator(".cm-editor.cm-focused").wait_for(timeout=WAIT_MS)  # typing goes to this cell
+        self.page.keyboard.press("Shift+Enter")
+        self.page.wait_for_function(f"() => {PROMPT}({i}) !== '[ ]:'", timeout=WAIT_MS)
+
+    def finished(self, i: int) -> None:
+        """Until cell i shows its execution count ([n]:, not [*]:)."""
+        self.page.wait_for_function(f"() => /^\\[\\d+\\]:$/.test({PROMPT}({i}))", timeout=WAIT_MS)
+
+    def run_all(self, *cells: int) -> None:
+        for i in cells:
+            self.run(i)
+            self.finished(i)
+
+    def output(self, i: int) -> str:
+        return str(self.cells.nth(i).locator(".jp-OutputArea").inner_text())
+
+    def button(self, i: int, label: str) -> Any:
+        button = self.cells.nth(i).locator("button.jupyter-button", has_text=label)
+        button.wait_for(timeout=WAIT_MS)
+        return button
+
+    def field(self, i: int, label: str, kind: str = "input") -> Any:
+        """The input of cell i's field whose label reads ``label``."""
+        return self.cells.nth(i).locator(".widget-inline-hbox", has_text=label).locator(kind).first
+
+    def type_into(self, box: Any, text: str) -> None:
+        """Select what the box holds and type ``text`` over it, key by key."""
+        box.click()
+        self.page.keyboard.press("Control+a")
+        box.press_sequentially(text, delay=60)
+
+    def save(self) -> None:
+        self.page.keyboard.press("Control+s")
+
+    def screenshot_on_failure(self, tag: str) -> Path:
+        path = FAILURES / f"mcp-notebook-{tag}-failure.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
