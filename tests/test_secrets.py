@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import faulty_cmd
@@ -72,3 +74,37 @@ def test_a_url_secret_stays_out_of_connection_errors() -> None:
         assert "token=***" in str(info.value)
     finally:
         client.close()
+
+
+# A server that echoes the secrets it was started with to stderr, then dies.
+LEAKY = "import os, sys; print('starting with', sys.argv[1:], os.environ.get('MY_API_KEY'), file=sys.stderr); sys.exit(3)"
+
+
+def test_a_server_echoing_its_secrets_to_stderr_shows_them_masked(client: Client) -> None:
+    other = "pw-9876543210fedcba"
+    with pytest.raises(StartupError) as info:
+        client.add("leaky", sys.executable, ["-c", LEAKY, "--token", SECRET], env={"MY_API_KEY": other})
+    server = client["leaky"]
+    texts = (str(info.value), repr(info.value), repr(server), str(client.status()))
+    for text in texts:
+        assert SECRET not in text and other not in text
+    assert "starting with" in str(info.value) and "***" in str(info.value)  # the line is there, masked
+
+
+def test_a_saved_notebook_keeps_no_secret_a_server_echoed(tmp_path: Path) -> None:
+    """The cell's error (message and traceback) in the .ipynb nbclient saves: its outputs
+    (the cell's source holds the secret the person typed)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%load_ext mcp_notebook"),
+        nbformat.v4.new_code_cell(f'%mcp add leaky -- python -c "{LEAKY}" --token {SECRET}'),
+    ]
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
+    path = tmp_path / "saved.ipynb"
+    nbformat.write(nb, path)
+    outputs = json.dumps([cell.get("outputs", []) for cell in json.loads(path.read_text())["cells"]])
+    assert "starting with" in outputs  # the error is there
+    assert SECRET not in outputs

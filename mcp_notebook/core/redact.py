@@ -68,3 +68,39 @@ def replace_secret_args(args: Iterable[str], replace: Callable[[str, str, bool],
 def redact_args(args: Iterable[str]) -> list[str]:
     """Hide values of secret-looking options: ``--token X``, ``--api-key=X``, ``TOKEN=X``."""
     return replace_secret_args(args, lambda name, value, whole: REDACTED)
+
+
+def secret_values(args: Iterable[str] = (), env: Mapping[str, str] | None = None) -> list[str]:
+    """The secret values among a server's arguments (``--token X``, ``TOKEN=X``, a
+    ``Bearer X`` argument: the rules of ``redact_args``) and environment (secret-looking
+    names), for ``mask``."""
+    found: list[str] = []
+
+    def keep(name: str, value: str, whole: bool) -> str:
+        found.append(value.split(" ", 1)[1] if whole and " " in value else value)
+        return value
+
+    replace_secret_args(args, keep)
+    found += [v for k, v in (env or {}).items() if is_secret_name(k)]
+    return found
+
+
+class Mask:
+    """Replaces known secret values in text with ``***``: a server may echo its own token
+    to stderr, and stderr reaches errors and logs. Values under 4 characters are left
+    alone (they would mask ordinary words)."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self.secrets = sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def __repr__(self) -> str:
+        return f"<Mask of {len(self.secrets)} value(s)>"

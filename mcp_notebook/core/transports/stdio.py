@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import MCPError, ProtocolError, ServerExited, StartupError
 from .. import jsonline, launcher, reaper
-from ..redact import redact_args
+from ..redact import Mask, redact_args, secret_values
 from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, Limit, MessageSink, as_limit
 from .inbox import Inbox
 from .pipes import PipeReader, PipeWriter
@@ -102,6 +102,9 @@ class StdioTransport(BlockingTransport):
         self.params = params
         self.limit = as_limit(max_message_size)
         self.close_timeout = close_timeout
+        # Kept masked: a server that echoes its own token to stderr must not put it in an
+        # error, a log or a saved notebook.
+        self.mask = Mask(secret_values(params.args, params.env))
         self.stderr_lines: deque[str] = deque(maxlen=STDERR_LINES)
         self.diagnostics: deque[str] = deque(maxlen=DIAGNOSTIC_LINES)
         self.pid: int | None = None  # the server's own process
@@ -319,10 +322,11 @@ class StdioTransport(BlockingTransport):
     def _feed_stderr(self, data: bytes) -> None:
         text = self._stderr_partial + data.decode("utf-8", "replace")
         *lines, self._stderr_partial = text.split("\n")
+        mask = self.mask
         for line in lines:
-            self.stderr_lines.append(line.rstrip("\r")[:STDERR_LINE_CHARS])
+            self.stderr_lines.append(mask(line.rstrip("\r"))[:STDERR_LINE_CHARS])  # masked whole, then cut
         if len(self._stderr_partial) > STDERR_LINE_CHARS:
-            self.stderr_lines.append(self._stderr_partial[:STDERR_LINE_CHARS])
+            self.stderr_lines.append(mask(self._stderr_partial)[:STDERR_LINE_CHARS])
             self._stderr_partial = ""
 
     # -- ending ------------------------------------------------------------------------
@@ -362,7 +366,7 @@ class StdioTransport(BlockingTransport):
         if self._reader is not None:
             self._reader.close()
         if self._stderr_partial:
-            self.stderr_lines.append(self._stderr_partial[:STDERR_LINE_CHARS])
+            self.stderr_lines.append(self.mask(self._stderr_partial)[:STDERR_LINE_CHARS])
             self._stderr_partial = ""
         error: MCPError | None = None
         if not self._closing:
@@ -385,11 +389,11 @@ class StdioTransport(BlockingTransport):
     def stderr_text(self) -> str:
         lines = list(self.stderr_lines)
         if self._stderr_partial:
-            lines.append(self._stderr_partial)
+            lines.append(self.mask(self._stderr_partial))
         return "\n".join(lines)
 
     def failure_detail(self) -> str:
-        lines = [*self.stderr_lines, self._stderr_partial]
+        lines = [*self.stderr_lines, self.mask(self._stderr_partial)]
         excerpt = stderr_excerpt(lines)
         return f"; stderr: {' | '.join(excerpt)}" if excerpt else ""
 
