@@ -153,7 +153,7 @@ class NotebookPage:
             self.finished(i)
 
     def output(self, i: int) -> str:
-        return str(self.cells.nth(i).locator(".jp-OutputArea").inner_text())
+        return str(self.cells.nth(i).locator(".jp-Cell-outputArea").inner_text())
 
     def button(self, i: int, label: str) -> Any:
         button = self.cells.nth(i).locator("button.jupyter-button", has_text=label)

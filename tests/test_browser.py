@@ -260,3 +260,31 @@ def test_login_card_in_jupyterlab(notebook: Any, protected_demo: str) -> None:
     assert "Login complete" in tab.content()
     nb.finished(1)
     assert "✓ secure" in nb.output(1) and "logged in" in nb.output(1)
+
+
+def test_form_run_shows_its_result_and_asks_for_approval_in_jupyterlab(notebook: Any) -> None:
+    """%mcp form: Run shows the result below the form; a tool that needs approval shows its
+    card in the form, and the approved call's result replaces it."""
+    nb = notebook([*SETUP, "%mcp form demo.query_penguins", "%mcp form demo.delete_penguins -o gone", "gone.text"])
+    nb.run_all(0, 1, 2)
+    cell = nb.cells.nth(2)
+    cell.get_by_label("species", exact=True).select_option(label="Gentoo")
+    limit = cell.get_by_label("limit", exact=True)
+    nb.type_into(limit, "3")
+    limit.press("Tab")
+    nb.button(2, "Run").click()
+    cell.locator(".widget-output", has_text="Gentoo").wait_for(timeout=60_000)
+    assert "✓ done" in nb.output(2)
+
+    nb.run_all(3)
+    cell = nb.cells.nth(3)
+    species = cell.locator("select").first
+    species.select_option(label="Adelie")
+    species.select_option(label="Chinstrap")  # a change of mind
+    nb.button(3, "Run").click()
+    approve = nb.button(3, "Approve")  # the card, in the form
+    approve.click()
+    cell.locator(".widget-html", has_text="✓ done").wait_for(timeout=60_000)
+    assert "deleted 68 Chinstrap" in nb.output(3)
+    nb.run_all(4)
+    assert "deleted 68 Chinstrap" in nb.output(4)

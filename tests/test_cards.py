@@ -40,7 +40,7 @@ def test_form_from_schema() -> None:
     assert isinstance(fields["Name *"], w.Text) and isinstance(fields["age"], w.IntText)
     assert fields["age"].value == 30 and fields["agree"].value is True
     assert isinstance(fields["color *"], w.Dropdown) and fields["color *"].label == "Red"  # legacy enumNames
-    assert [label for label, _ in fields["hero"].options] == ["", "Superman", "Batman"]
+    assert [label for label, _ in fields["hero"].options] == ["(any)", "Superman", "Batman"]
     assert isinstance(fields["tags"], w.SelectMultiple) and fields["tags"].value == ("a",)
     assert fields["born"].placeholder == "YYYY-MM-DD"
 

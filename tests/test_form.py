@@ -137,9 +137,9 @@ def field(form: Form, name: str) -> Any:
 def test_query_penguins_form(ctx: Context) -> None:
     form = tool_form(ctx, "demo.query_penguins", "r")
     species, limit, mass = field(form, "species"), field(form, "limit"), field(form, "min_body_mass_g")
-    # A nullable enum is a dropdown with a blank first; an integer with bounds says them.
+    # A nullable enum is a dropdown with "(any)" first (left out); an integer with bounds says them.
     assert isinstance(species.field.input, w.Dropdown)
-    assert [label for label, _ in species.field.input.options] == ["", "Adelie", "Chinstrap", "Gentoo"]
+    assert [label for label, _ in species.field.input.options] == ["(any)", "Adelie", "Chinstrap", "Gentoo"]
     assert isinstance(limit.field.input, w.IntText) and limit.field.input.value == 20
     assert "from 1 to 1000" in limit.field.help.value
     assert "at least 0" in mass.field.help.value
@@ -290,7 +290,7 @@ def test_a_hostile_schema_still_makes_a_form(ctx: Context) -> None:
     # 5,000 choices: typed (the server checks), not a dropdown sending them all to the page.
     assert isinstance(pick.field.input, w.Text) and "one of 5000 choices" in pick.field.help.value
     assert "7" in field(form, "box").children[0].field.help.value
-    assert [label for label, _ in field(form, "named").field.input.options] == ["", "x", "y"]
+    assert [label for label, _ in field(form, "named").field.input.options] == ["(any)", "x", "y"]
     name.field.input.value, pick.field.input.value = "root", "v42"
     after.input.value, kid.input.value = '{"name": "leaf"}', '{"name": "kid"}'
     field(form, "none").input.value = "1"
@@ -354,8 +354,8 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def test_run_in_a_kernel(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp form demo.query_penguins -o penguins")
     assert not any(o["type"] == "error" for o in outputs), text_of(outputs)
-    kernel.set_value("Species", "Gentoo")
-    kernel.set_value("Limit", 2)
+    kernel.set_value("species", "Gentoo")
+    kernel.set_value("limit", 2)
     kernel.click("Run")
     kernel.wait_for_text("✓ done")
     shown = text_of(kernel.run("print(type(penguins).__name__, [r['species'] for r in penguins.structured['rows']])"))
@@ -365,7 +365,7 @@ def test_run_in_a_kernel(kernel: Kernel) -> None:
 def test_a_tool_that_asks_first_asks_in_a_kernel(kernel: Kernel) -> None:
     kernel.forget_widgets()
     kernel.run("%mcp form demo.delete_penguins -o deleted")
-    kernel.set_value("Species", "Chinstrap")
+    kernel.set_value("species", "Chinstrap")
     kernel.click("Run")
     kernel.click("Approve")  # the approval card, as %mcp call shows it
     kernel.wait_for_text("✓ done")

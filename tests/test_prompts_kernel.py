@@ -87,7 +87,7 @@ def test_elicitation_form_accept(kernel: Kernel) -> None:
     cell = kernel.start("r = %mcp call demo.add_observation\nr.text")
     kernel.set_value("Species", "Gentoo")
     kernel.set_value("Island", "Dream")
-    kernel.set_value("Body Mass G", 5500)
+    kernel.set_value("Body mass (g)", 5500)
     kernel.click("Accept")
     assert "recorded a female Gentoo of 5500 g on Dream" in text_of(kernel.outputs(cell))
 

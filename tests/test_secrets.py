@@ -77,7 +77,9 @@ def test_a_url_secret_stays_out_of_connection_errors() -> None:
 
 
 # A server that echoes the secrets it was started with to stderr, then dies.
-LEAKY = "import os, sys; print('starting with', sys.argv[1:], os.environ.get('MY_API_KEY'), file=sys.stderr); sys.exit(3)"
+LEAKY = (
+    "import os, sys; print('starting with', sys.argv[1:], os.environ.get('MY_API_KEY'), file=sys.stderr); sys.exit(3)"
+)
 
 
 def test_a_server_echoing_its_secrets_to_stderr_shows_them_masked(client: Client) -> None:

@@ -25,10 +25,12 @@ from IPython.display import display
 from ..core.links import link_problem
 from ..core.text import escape, printable
 from ..runtime.interaction import ApprovalRequest
+from .modes import SHOWN_IN
 from .records import Record
 from .relay import Relay
 
 __all__ = [
+    "ANY",
     "ApprovalCard",
     "Card",
     "ElicitationCard",
@@ -39,12 +41,18 @@ __all__ = [
     "SubscriptionView",
     "UrlCard",
     "fits",
+    "label_of",
     "link_html",
     "options",
     "walk",
 ]
 
 _BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
+# Theme variables, so that both JupyterLab themes read well (the fallback: elsewhere).
+_FAINT = "color:var(--jp-content-font-color2, #666);font-size:0.85em"
+ANY = "(any)"  # an optional dropdown's choice that leaves the field out
+_HINTS = {"readOnlyHint": "read-only", "destructiveHint": "destructive", "idempotentHint": "idempotent",
+          "openWorldHint": "open world", "title": "title"}  # fmt: skip
 _LOGIN_BUTTON = "padding:4px 12px;border-radius:3px;background:#1976d2;color:white;text-decoration:none"
 _PRE = "white-space:pre-wrap;margin:2px 0;padding:4px;background:rgba(127,127,127,0.08);border-radius:3px"
 _FORMATS = {
@@ -72,7 +80,11 @@ class Card:
         self._handle: Any = None
 
     def show(self) -> None:
-        self._handle = display(self.widget, display_id=True)
+        place = SHOWN_IN.get()
+        if place is not None:  # a form's Run: in the form (no record: the result replaces it)
+            place(self.widget)
+        else:
+            self._handle = display(self.widget, display_id=True)
 
     def leave_record(self) -> None:
         """In the card's place, what was asked and answered (what a saved notebook keeps)."""
@@ -144,7 +156,8 @@ class ApprovalCard(Card):
         self.request = request
         hints = (
             "".join(
-                f"<tr><td>{escape(k)}</td><td>{escape(json.dumps(v))}</td></tr>" for k, v in request.annotations.items()
+                f"<tr><td>{escape(_HINTS.get(k, k))}</td><td>{escape(_yes_no(v))}</td></tr>"
+                for k, v in request.annotations.items()
             )
             or "<tr><td colspan=2>none</td></tr>"
         )
@@ -160,7 +173,7 @@ class ApprovalCard(Card):
             f"<b>🔐 Approve {what}?</b> "
             f"<code>{escape(request.server)}.{escape(request.tool)}</code>{title}"
             f"<table style='font-size:0.9em'>{hints}</table>"
-            "<div style='color:#777;font-size:0.85em'>Annotations are hints from the server, not verified.</div>"
+            f"<div style='{_FAINT}'>Annotations are hints from the server, not verified.</div>"
             f"<pre style='{_PRE}'>{arguments}</pre>"
         )
         self.widget = w.VBox(
@@ -184,7 +197,7 @@ class ApprovalCard(Card):
 class Field:
     """One scalar (or multi-select) field of a form: its input, help line and error line."""
 
-    def __init__(self, name: str, schema: dict[str, Any], required: bool) -> None:
+    def __init__(self, name: str, schema: dict[str, Any], required: bool, described: bool = False) -> None:
         default = schema.get("default")
         if default is not None and not fits(schema, default):
             # A server's schema is untrusted: a default the field cannot hold (text for a
@@ -193,13 +206,13 @@ class Field:
         self.name, self.schema, self.required = name, schema, required
         # Labels are text, not HTML, in ipywidgets: shown printable (a bidi override could
         # make a label read other than it is). Values stay as the server sent them.
-        label = printable(str(schema.get("title") or name)) + (" *" if required else "")
+        label = printable(label_of(name, schema, described)) + (" *" if required else "")
         kind = schema.get("type")
         single = options(schema)
         style = {"description_width": "initial"}
         layout = w.Layout(width="auto")
         if single is not None and kind != "array":
-            values = ([("", None)] if not required and default is None else []) + single
+            values = ([(ANY, None)] if not required and default is None else []) + single
             self.input: Any = w.Dropdown(options=values, value=default if default is not None else values[0][1],
                                          description=label, style=style)  # fmt: skip
         elif kind == "array":
@@ -220,9 +233,9 @@ class Field:
         self.touched = False
         self.input.observe(lambda _: self._edited(), "value")
         help_text = str(schema["description"]) if schema.get("description") else None
-        if help_text and help_text.strip().lower() == str(schema.get("title") or name).strip().lower():
+        if help_text and help_text.strip().lower() == label_of(name, schema, described).strip().lower():
             help_text = None  # the label says it already
-        self.help = w.HTML(f"<span style='color:#777;font-size:0.85em'>{escape(help_text)}</span>" if help_text else "")
+        self.help = w.HTML(f"<span style='{_FAINT}'>{escape(help_text)}</span>" if help_text else "")
         self.error = w.HTML()
         self.widget = w.VBox([self.input, self.help, self.error])
 
@@ -266,6 +279,23 @@ class Field:
             if "maxItems" in s and len(value) > s["maxItems"]:
                 return None, f"choose at most {s['maxItems']}"
         return value, None
+
+
+def label_of(name: str, schema: dict[str, Any], described: bool = False) -> str:
+    """A field's label: the schema's title, unless it is only the key made into words (as
+    pydantic makes "Body Mass G" of body_mass_g). Then, ``described`` (a server's question),
+    a short description says it better; else (a tool's form) the key, as %mcp call takes it."""
+    title = schema.get("title")
+    if title and str(title) != name.replace("_", " ").title():
+        return str(title)
+    description = schema.get("description")
+    if described and isinstance(description, str) and 0 < len(description) <= 40 and "\n" not in description:
+        return description
+    return str(title or name) if described else name
+
+
+def _yes_no(value: Any) -> str:
+    return "yes" if value is True else "no" if value is False else json.dumps(value)
 
 
 def options(schema: dict[str, Any]) -> list[tuple[str, Any]] | None:
@@ -320,7 +350,8 @@ class ElicitationCard(Card):
         super().__init__()
         schema = params.get("requestedSchema") or {}
         required = set(schema.get("required") or [])
-        self.fields = [Field(n, s, n in required) for n, s in (schema.get("properties") or {}).items()]
+        fields = (schema.get("properties") or {}).items()
+        self.fields = [Field(n, s, n in required, described=True) for n, s in fields]
         head = w.HTML(f"<b>📝 {escape(server)} asks</b><div>{escape(str(params.get('message', '')))}</div>")
         self.record = Record(f"📝 {server} asks: {params.get('message', '')}")
         self.widget = w.VBox(
@@ -331,7 +362,7 @@ class ElicitationCard(Card):
                 _buttons(
                     ("Accept", "success", lambda _: self._accept()),
                     ("Decline", "", lambda _: self._finish({"action": "decline"}, "declined")),
-                    ("Cancel", "danger", lambda _: self._finish({"action": "cancel"}, "cancelled")),
+                    ("Cancel", "", lambda _: self._finish({"action": "cancel"}, "cancelled")),
                 ),
                 self.status,
             ],
@@ -369,7 +400,7 @@ class UrlCard(Card):
         buttons = _buttons(
             ("Accept", "success", lambda _: self._finish({"action": "accept"}, "accepted: finish in the page")),
             ("Decline", "", lambda _: self._finish({"action": "decline"}, "declined")),
-            ("Cancel", "danger", lambda _: self._finish({"action": "cancel"}, "cancelled")),
+            ("Cancel", "", lambda _: self._finish({"action": "cancel"}, "cancelled")),
             disabled=() if safe else ("Accept",),  # there is no page to finish the step in
         )
         self.widget = w.VBox([head, buttons, self.status], layout=w.Layout(**_BOX))
@@ -409,7 +440,7 @@ class LoginCard(Card):
                 Relay([self.pasted]),
                 _buttons(
                     ("Use this address", "primary", lambda _: self._use_pasted()),
-                    ("Cancel", "danger", lambda _: self._finish(None, "login cancelled")),
+                    ("Cancel", "", lambda _: self._finish(None, "login cancelled")),
                 ),
                 self.status,
             ],
@@ -448,7 +479,7 @@ class SamplingCard(Card):
         facts = {k: params[k] for k in ("maxTokens", "modelPreferences", "temperature", "stopSequences") if k in params}
         head = w.HTML(
             f"<b>🤖 {escape(server)} asks for a model reply</b>{''.join(parts)}"
-            f"<div style='color:#777;font-size:0.85em'>{escape(json.dumps(facts))}</div>"
+            f"<div style='{_FAINT}'>{escape(json.dumps(facts))}</div>"
         )
         self.record = Record(f"🤖 {server} asks for a model reply", [("messages", params.get("messages") or [])])
         self.reply = w.Textarea(value=draft, placeholder="Write the reply the server will receive",
@@ -460,7 +491,7 @@ class SamplingCard(Card):
                 Relay([self.reply]),
                 _buttons(
                     ("Approve", "success", lambda _: self._send()),
-                    ("Decline", "danger", lambda _: self._finish(None, "declined")),
+                    ("Decline", "", lambda _: self._finish(None, "declined")),
                 ),
                 self.status,
             ],

@@ -39,7 +39,7 @@ __all__ = [
     "summary_line",
 ]
 
-_MUTED = "color:#777;font-size:0.85em"
+_MUTED = "color:var(--jp-content-font-color2, #666);font-size:0.85em"  # a theme's variable
 _PRE = "white-space:pre-wrap;margin:0.2em 0;padding:0.4em;background:rgba(127,127,127,0.08);border-radius:3px"
 _ERROR = "border-left:4px solid #d33;background:rgba(221,51,51,0.08);padding:0.4em 0.6em;margin:0.2em 0"
 _WARN = "border-left:4px solid #e90;background:rgba(238,153,0,0.08);padding:0.3em 0.6em;margin:0.2em 0"

@@ -28,13 +28,14 @@ from ..core.text import escape, printable
 from ..errors import InvalidArguments, MCPError
 from ..runtime.steps import drive
 from .cards import Field, fits, options
-from .modes import OUTSIDE_CELLS
+from .modes import OUTSIDE_CELLS, SHOWN_IN
 from .steps import AWAITING, BLOCKING, Step, Taker
 
 __all__ = ["OMIT", "ArrayNode", "Form", "JsonNode", "Node", "ObjectNode", "ScalarNode", "build", "resolve"]
 
 OMIT: Any = type("Omit", (), {"__repr__": lambda self: "OMIT"})()  # a value left out of the arguments
 _SCALARS = ("string", "integer", "number", "boolean")
+_FAINT = "color:var(--jp-content-font-color2, #666);font-size:0.85em"  # a theme's variable: both themes read well
 _ERROR = "<span style='color:#d33;font-size:0.85em'>{}</span>"
 _NEST = {"border_left": "2px solid #ddd", "padding": "0 0 0 8px", "margin": "2px 0 2px 6px", "width": "auto"}
 _BOX = {"border": "1px solid #bbb", "padding": "6px 10px", "margin": "4px 0", "width": "auto"}
@@ -148,9 +149,7 @@ class ScalarNode(Node):
         hint = constraints(schema)
         if hint:
             shown = self.field.help.value
-            self.field.help.value = (shown + " " if shown else "") + (
-                f"<span style='color:#777;font-size:0.85em'>({escape(hint)})</span>"
-            )
+            self.field.help.value = (shown + " " if shown else "") + (f"<span style='{_FAINT}'>({escape(hint)})</span>")
         self.widget = self.field.widget
 
     def blank(self) -> bool:
@@ -182,7 +181,7 @@ class JsonNode(Node):
             layout=w.Layout(width="auto"),
         )
         described = schema.get("description")
-        self.help = w.HTML(f"<span style='color:#777;font-size:0.85em'>{escape(described)}</span>" if described else "")
+        self.help = w.HTML(f"<span style='{_FAINT}'>{escape(described)}</span>" if described else "")
         self.error = w.HTML()
         self.widget = w.VBox([self.input, self.help, self.error])
 
@@ -394,11 +393,15 @@ class Form:
         head = w.HTML(f"<b>🧪 {escape(title)}</b>{described}")
         self.button = w.Button(description="Run", button_style="primary")
         self.button.on_click(lambda _: self.click())
+        # Shown while a Run's task runs: the only way to stop it (no cell to interrupt).
+        self.stop = w.Button(description="Cancel", layout=w.Layout(display="none"))
+        self.stop.on_click(lambda _: self.task.cancel() if self.task is not None else None)
         self.status = w.HTML()
         self.output = w.Output()
         self.result: Any = None
         self.task: asyncio.Task[Any] | None = None
-        self.widget = w.VBox([head, self.root.widget, self.button, self.status, self.output], layout=w.Layout(**_BOX))
+        buttons = w.HBox([self.button, self.stop])
+        self.widget = w.VBox([head, self.root.widget, buttons, self.status, self.output], layout=w.Layout(**_BOX))
 
     def __repr__(self) -> str:
         return f"<Form {self.variable!r}>"
@@ -432,31 +435,40 @@ class Form:
         """Run awaited in a task of the kernel's loop, started by a click: the questions the
         call asks are cards whose clicks reach this task (modes.py)."""
         OUTSIDE_CELLS.set(True)  # in this task's own context only
-        return await self.run(AWAITING, values)
+        self.stop.layout.display = None
+        try:
+            return await self.run(AWAITING, values)
+        finally:
+            self.stop.layout.display = "none"
 
     async def run(self, taker: Taker, values: dict[str, Any]) -> Any:
+        """Run the call; its cards and bars show in the form's output, then its result.
+
+        The output is written as widget state (``append_display_data``), not captured with
+        ``with output:``: a capture follows the message being handled, and a task started
+        by a click outside any cell has none the front end still listens to (the result
+        and any approval card were lost, and Run waited for ever)."""
         self.button.disabled = True
         self.status.value = "<i>running…</i>"
-        self.output.clear_output()
+        self.output.outputs = ()
         failed: BaseException | None = None
+        token = SHOWN_IN.set(self.output.append_display_data)
         try:
-            with self.output:
-                # Caught in here: under IPython an Output's __exit__ swallows an exception
-                # (printing its traceback), and the status line would never say what failed.
-                try:
-                    result = await taker.take(self.call(values))
-                except (Exception, asyncio.CancelledError, KeyboardInterrupt) as e:
-                    failed = e
+            result = await taker.take(self.call(values))
+        except (Exception, asyncio.CancelledError, KeyboardInterrupt) as e:
+            failed = e  # a mistake in the values or the call's error: said, not raised
         finally:
+            SHOWN_IN.reset(token)
             self.button.disabled = False
-        if failed is not None:  # a mistake in the values or the call's error: said, not raised
+        self.output.outputs = ()
+        if isinstance(failed, asyncio.CancelledError):
+            self.status.value = "<i>cancelled; the server was told</i>"
+            return None
+        if failed is not None:
             self.status.value = _ERROR.format(escape(_said(failed)))
             return None
         self.result = self.namespace[self.variable] = result
-        with self.output:
-            from IPython.display import display
-
-            display(result)
+        self.output.append_display_data(result)
         self.status.value = f"<i>✓ done; the result is in <code>{escape(self.variable)}</code></i>"
         return result
 
@@ -466,7 +478,7 @@ def _head(schema: dict[str, Any], name: str, required: bool, note: str = "") -> 
     and ``note`` in grey; the server's text escaped."""
     label = printable(str(schema.get("title") or name)) + (" *" if required else "")
     described = " ".join(x for x in (str(schema.get("description") or ""), note) if x)
-    grey = f" <span style='color:#777;font-size:0.85em'>{escape(described)}</span>" if described else ""
+    grey = f" <span style='{_FAINT}'>{escape(described)}</span>" if described else ""
     return w.HTML(f"<b>{escape(label)}</b>{grey}")
 
 

@@ -49,6 +49,7 @@ from __future__ import annotations
 import contextvars
 import enum
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from IPython import get_ipython
@@ -59,6 +60,7 @@ __all__ = [
     "BLOCKED_NOTE",
     "CONTROL_TARGET",
     "OUTSIDE_CELLS",
+    "SHOWN_IN",
     "Mode",
     "choose_mode",
     "ipykernel_version",
@@ -76,6 +78,9 @@ BLOCKED_NOTE = (
 # Set in a task of the kernel's event loop that runs outside any cell (a form's Run, started
 # by a click): nothing holds the shell there, so clicks reach it on every ipykernel.
 OUTSIDE_CELLS: contextvars.ContextVar[bool] = contextvars.ContextVar("outside_cells", default=False)
+# Where cards and progress bars show in such a task (a form's Run: the form's output), since
+# it has no cell whose output a display() would reach; None: the cell's own output.
+SHOWN_IN: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar("shown_in", default=None)
 
 
 class Mode(str, enum.Enum):

@@ -30,6 +30,7 @@ from ..core.session import LOG_SIZE
 from ..core.text import printable
 from ..errors import RequestCancelled
 from . import console
+from .modes import SHOWN_IN
 
 __all__ = [
     "PROGRESS_EVERY",
@@ -134,7 +135,7 @@ class Waiter:
                 # may already show) would leave a bar that is not known, so never closed.
                 with sigint_held() as interrupted:
                     card = self.progress[(server, tool)] = ProgressCard(server, tool, self.cancel_from_bar)
-                    display(card.widget)
+                    (SHOWN_IN.get() or display)(card.widget)
                 if interrupted():
                     raise KeyboardInterrupt
             card.update(progress, total, message)
