@@ -4,6 +4,7 @@ as a browser and a frontend would; the file token store; no token or secret anyw
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -333,5 +334,36 @@ def test_pre_registered_client_is_not_taken_to_another_authorization_server(tmp_
                                r"one: register a client at the new one and give its id"):  # fmt: skip
                 client.add("o", url=url, oauth=oauth)
             assert browser.logins == []
+        finally:
+            client.close()
+
+
+class SlowPerson(Browser):
+    """Takes longer to log in than the server has to answer a request (the clock under test)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds, self.asked = seconds, 0
+
+    async def alogin(self, request: LoginRequest) -> str:
+        self.asked += 1
+        await asyncio.sleep(self.seconds)  # reading the card, typing a password: time passes
+        return authorize(request.url)
+
+
+def test_one_login_however_long_the_person_takes(tmp_path: Path) -> None:
+    """The login happens inside the era's probe: the probe's short deadline (here 0.5 s: half
+    the 1 s startup timeout) must not run while the person logs in, or the probe times out,
+    the login is withdrawn, the server is taken for a legacy one and a second login asked."""
+    port = free_port()
+    person = SlowPerson(2.0)
+    client = Client(interaction=person)
+    client.token_store = MemoryStore()
+    client.settings.startup_timeout = 1.0
+    with running([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port), "--oauth"], port):
+        try:
+            server = client.add("o", url=f"http://127.0.0.1:{port}/mcp")
+            assert person.asked == 1
+            assert server.protocol_version == "2026-07-28"  # the probe was answered, not timed out
         finally:
             client.close()

@@ -50,11 +50,11 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
             raise _legacy_refused(session.name, protocol, e) from None
     pinned = protocol != "auto"
     version = protocol if pinned else LATEST_MODERN_VERSION
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = None if timeout is None else _now(session) + timeout
     before = ""  # what a second attempt follows, for the note
     probe: list[Call | None] = []  # the probe's entry in the history, handed back as it starts
     for attempt in (0, 1):
-        wait = _left(deadline)
+        wait = _left(deadline, session)
         if not pinned and wait is not None:
             wait = min(wait / 2, PROBE_TIMEOUT)
         probe.clear()
@@ -102,7 +102,7 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
             session.adopt(verdict.version or version, {})
             return {}
         try:
-            return await initialize(session, _left(deadline), None)
+            return await initialize(session, _left(deadline, session), None)
         except RPCError as e:
             # A probe that timed out here but reached a slow starter locked it modern: its
             # -32022 names the versions; probe once more.
@@ -182,8 +182,13 @@ def _legacy_refused(server: str, protocol: str, error: RPCError) -> RPCError:
     return RPCError(error.code, message, error.data, http_status=error.http_status)
 
 
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(deadline - time.monotonic(), 0.001)
+def _now(session: ClientSession) -> float:
+    """The session's time: it stands still while a person logs in (pending.py)."""
+    return time.monotonic() - session.clocks.stopped_for
+
+
+def _left(deadline: float | None, session: ClientSession) -> float | None:
+    return None if deadline is None else max(deadline - _now(session), 0.001)
 
 
 __all__ = ["PROBE_TIMEOUT", "discover", "initialize", "open_session"]

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ..errors import MCPError, RequestTimeout
@@ -143,6 +144,31 @@ class PendingRequests:
         self._on_overdue = on_overdue
         self._sweep_at: float | None = None
         self._sweep_timer: asyncio.TimerHandle | None = None
+        self.holds = 0  # inside ``stopped()``: no request times out
+        self.stopped_for = 0.0  # seconds the clocks stood still, all told
+
+    @contextlib.contextmanager
+    def stopped(self) -> Iterator[None]:
+        """The clocks stand still (on the loop) while a person is asked, to log in: a
+        request waiting behind the login keeps the time it had left for the server's answer,
+        and ``stopped_for`` grows by the pause (the handshake's deadline follows it)."""
+        self.holds += 1
+        since = time.monotonic()
+        try:
+            yield
+        finally:
+            self.holds -= 1
+            paused = time.monotonic() - since
+            self.stopped_for += paused
+            deadlines = []
+            for pending in self.by_id.values():
+                if pending.deadline is not None:
+                    pending.deadline += paused
+                    if isinstance(pending.future, asyncio.Future):
+                        deadlines.append(pending.deadline)
+            if deadlines and not self.holds:
+                self._sweep_at = None  # a sweep that came meanwhile did nothing: plan anew
+                self.watch(asyncio.get_running_loop(), min(deadlines))
 
     def new_id(self) -> int:
         return next(self._ids)  # atomic: blocking calls come from any thread
@@ -200,6 +226,8 @@ class PendingRequests:
 
     def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
         self._sweep_at = self._sweep_timer = None
+        if self.holds:
+            return  # the clocks stand still; ``stopped`` plans the next sweep
         now = time.monotonic()
         later: float | None = None
         for rid, pending in list(self.by_id.items()):

@@ -80,7 +80,7 @@ class ClientSession:
         self.diagnostics: deque[str] = deque(maxlen=100)
         self.closed_error: MCPError | None = None
         self.closed = False  # set when it ends (an attribute: every request of a bulk map reads it)
-        self._requests = PendingRequests(name, transport.abandon)
+        self._requests = self.clocks = PendingRequests(name, transport.abandon)  # clocks: stopped for a login
         self._pending = self._requests.by_id
         # Who is asking (caching.py): set by the connection when requests carry a token.
         self.auth_context: Callable[[], str] = lambda: ""

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from ..core.config import ServerConfig
 from ..core.era import is_modern, legacy_sse_answer
-from ..core.oauth import OAuth, OAuthSettings
+from ..core.oauth import LoginRequest, OAuth, OAuthSettings
 from ..core.protocol import UNSUPPORTED_PROTOCOL_VERSION
 from ..core.session import ClientSession, ProgressCallback
 from ..core.subscriptions import UPDATED
@@ -221,10 +221,19 @@ class Connection:
             assert self.config.url is not None
             runtime = self.runtime
             verify = runtime.settings.tls_verify
-            self.auth = OAuth(self.name, self.config.url, runtime.token_store, runtime.login,
+            self.auth = OAuth(self.name, self.config.url, runtime.token_store, self._login,
                               OAuthSettings(**self.config.oauth), can_login=runtime.can_login,
                               verify=verify if isinstance(verify, bool) else ca_context(verify))  # fmt: skip
         return self.auth
+
+    async def _login(self, request: LoginRequest) -> str:
+        """A person logs in: meanwhile the session's clocks stand still, so that the request
+        behind the login (the era's probe, a call) does not time out and start another."""
+        session = self.session
+        if session is None:
+            return await self.runtime.login(request)
+        with session.clocks.stopped():
+            return await self.runtime.login(request)
 
     def _startup_error(self, e: BaseException, timeout: float, transport: AnyTransport) -> MCPError | None:
         what = f"server {self.name!r} ({transport.describe()})"
