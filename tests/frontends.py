@@ -75,13 +75,15 @@ def write_notebook(path: Path, cells: list[str], kernel: str = "python3") -> Non
     path.write_text(json.dumps(notebook))
 
 
-def jupyter_server(folder: Path) -> Iterator[str]:
+def jupyter_server(folder: Path, secret: str = "") -> Iterator[str]:
     """A Jupyter server on loopback for ``folder`` (JupyterLab and Notebook 7), with this
-    venv's kernel and the ones scripts/setup made; its address."""
+    venv's kernel and the ones scripts/setup made; its address. Its kernels find ``secret``
+    in $MCP_NOTEBOOK_TEST_SECRET (tests check it never shows)."""
     port = free_port()
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     env["JUPYTER_PATH"] = str(KERNELS_DIR / "share" / "jupyter")  # the other ipykernel versions' kernels
     env["MCP_NOTEBOOK_TOKEN_STORE"] = "memory"  # no tokens left behind
+    env["MCP_NOTEBOOK_TEST_SECRET"] = secret
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
          "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}",

@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
 if not os.environ.get("CI"):
     pytest.importorskip("playwright.sync_api")
 
+SECRET = "sk-test-0123456789abcdef"  # in the Jupyter server's environment, so in the kernel's
 SETUP = ["%load_ext mcp_notebook", "%mcp add demo -- python -m mcp_notebook.demo"]
 EVERYTHING_ADD = f"%mcp add everything -- node {EVERYTHING} stdio"
 # What the server received, on one line the test reads back.
@@ -50,7 +52,7 @@ SAMPLED = (
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     folder = tmp_path_factory.mktemp("notebooks")
-    for url in jupyter_server(folder):
+    for url in jupyter_server(folder, SECRET):
         yield url, folder
 
 
@@ -95,6 +97,20 @@ def received(text: str) -> Any:
     return json.loads(match.group(1))
 
 
+def wait_for_saved(path: Path, cell: int) -> Any:
+    """The notebook as saved, once cell ``cell`` has its outputs on disk."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            saved = json.loads(path.read_text())
+            if saved["cells"][cell]["outputs"]:
+                return saved
+        except (OSError, ValueError, KeyError, IndexError):
+            pass  # not written yet, or half written
+        assert time.monotonic() < deadline, f"{path.name} was not saved with its outputs within 60 s"
+        time.sleep(0.1)
+
+
 def answer_demo_observation(nb: NotebookPage, i: int) -> None:
     """The demo's observation form, filled by someone who changes their mind: a species
     chosen, then another; a body mass over the maximum, then corrected."""
@@ -113,12 +129,16 @@ def answer_demo_observation(nb: NotebookPage, i: int) -> None:
     error.wait_for(state="detached", timeout=60_000)
 
 
-def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any) -> None:
+def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any, server: tuple[str, Path]) -> None:
     nb = notebook(
         [
-            *SETUP,
+            "%load_ext mcp_notebook",
+            # A secret the server gets from the environment: never in the saved notebook.
+            "import os\n"
+            '%mcp add demo --env API_TOKEN={os.environ["MCP_NOTEBOOK_TEST_SECRET"]} -- python -m mcp_notebook.demo',
             "r = %mcp call demo.delete_penguins species=Adelie\nr.text",
             "r = %mcp call demo.add_observation\nr.text",
+            "%mcp status demo",
         ]
     )
     nb.run_all(0, 1)
@@ -137,6 +157,23 @@ def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any) -> None:
     nb.button(3, "Accept").click()
     nb.finished(3)
     assert "recorded a female Chinstrap of 5200 g on Dream" in nb.output(3)
+    nb.run_all(4)
+
+    # Saved, each card is the record of what was asked and answered, as nbconvert shows it.
+    path = server[1] / nb.name
+    nb.save()
+    saved = wait_for_saved(path, 4)
+    assert SECRET not in json.dumps(saved)
+    records = [o["data"] for cell in saved["cells"][2:4] for o in cell["outputs"] if "data" in o]
+    plain = "\n".join(str(d.get("text/plain", "")) for d in records)
+    assert "Approve a tool call? demo.delete_penguins" in plain and "→ approved by you" in plain
+    assert '"species": "Chinstrap"' in plain and '"body_mass_g": 5200' in plain and "→ sent by you" in plain
+    assert not any("application/vnd.jupyter.widget-view+json" in d for d in records)  # no widget left to fail
+    from nbconvert import HTMLExporter
+
+    html, _ = HTMLExporter().from_filename(str(path))
+    assert "approved by you" in html and "sent by you" in html and "VBox(" not in html
+    assert SECRET not in html
 
 
 def test_every_field_kind_and_a_typed_reply_in_jupyterlab(notebook: Any) -> None:
