@@ -12,6 +12,7 @@ executable in another environment); skipped without them outside CI.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -20,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kernels import CHROMIUM_ARGS, KERNELS_DIR, ipykernel_version, kernel_names, write_notebook
@@ -68,14 +70,11 @@ def _kernel_python(name: str) -> str:
     return str(spec["argv"][0])
 
 
-@pytest.fixture(params=kernel_names())
-def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """Voilà serving the dashboard on one kernel (as the notebook's "python3"): its address."""
-    name = request.param
-    if (7, 0) <= ipykernel_version(name) < (7, 4):
-        pytest.skip("ipykernel 7.0-7.3 gives a blocked cell only clicks sent on a subshell; Voilà sends none")
+@contextlib.contextmanager
+def serve_voila(folder: Path, name: str, cells: list[str]) -> Iterator[str]:
+    """Voilà serving a notebook of ``cells`` on kernel ``name`` (as the notebook's "python3"): its address."""
     assert VOILA is not None
-    spec = tmp_path / "jupyter" / "kernels" / "python3"
+    spec = folder / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     if os.environ.get("PYTHONPATH"):
@@ -83,14 +82,14 @@ def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
     argv = [_kernel_python(name), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     spec.joinpath("kernel.json").write_text(json.dumps({"argv": argv, "display_name": name, "language": "python",
                                                         "env": env}))  # fmt: skip
-    write_notebook(tmp_path / "dashboard.ipynb", CELLS)
+    write_notebook(folder / "dashboard.ipynb", cells)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     server = subprocess.Popen(
         [*VOILA, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "dashboard.ipynb"],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter"), "MCP_NOTEBOOK_TOKEN_STORE": "memory"},
+        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "JUPYTER_PATH": str(folder / "jupyter"), "MCP_NOTEBOOK_TOKEN_STORE": "memory"},
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while True:
@@ -103,7 +102,7 @@ def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
                 pytest.fail("Voilà did not start within 60 s")
             time.sleep(0.1)
     try:
-        yield f"http://127.0.0.1:{port}", name
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.terminate()
         try:
@@ -112,36 +111,74 @@ def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
             server.kill()
 
 
-def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:
+@pytest.fixture(params=kernel_names())
+def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """Voilà serving the dashboard on one kernel (as the notebook's "python3"): its address."""
+    name = request.param
+    if (7, 0) <= ipykernel_version(name) < (7, 4):
+        pytest.skip("ipykernel 7.0-7.3 gives a blocked cell only clicks sent on a subshell; Voilà sends none")
+    with serve_voila(tmp_path, name, CELLS) as url:
+        yield url, name
+
+
+@contextlib.contextmanager
+def page_at(url: str, tag: str) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    url, name = dashboard
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-        )
-        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
         try:
             page.goto(url, timeout=WAIT_MS)
-            # Waits until Voilà ran the notebook and the page's widget manager rendered the button.
-            page.locator("button.jupyter-button", has_text="Delete Adelie").click(timeout=WAIT_MS * 2)
-            assert "✓ demo" in page.locator("body").inner_text()
-            if ipykernel_version(name) < (7, 0):
-                approve = page.locator("button.jupyter-button", has_text="Approve")
-                approve.click(timeout=WAIT_MS)  # waits until the card is rendered and enabled
-                page.wait_for_function("() => document.body.innerText.includes('RESULT ')", timeout=WAIT_MS)
-                assert "RESULT deleted 152 Adelie penguins" in page.locator("body").inner_text()
-            else:
-                page.wait_for_function("() => document.body.innerText.includes('nobody can answer')", timeout=WAIT_MS)
-                text = page.locator("body").inner_text()
-                assert "needs approval and nobody can answer here, so it was denied" in text
-                assert "in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card" in text
-                assert "Approve" not in text  # no card that could never be answered
+            yield page
         except BaseException:
-            failure = Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-voila-failure.png"
+            failure = Path(os.environ.get("TMPDIR", "/tmp")) / f"mcp-notebook-voila-{tag}-failure.png"
             page.screenshot(path=str(failure), full_page=True)
             print(f"screenshot of the failure: {failure}")
             raise
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("kernel", kernel_names())
+def test_a_form_asks_in_the_page_and_errors_show(kernel: str, tmp_path: Path) -> None:
+    """By default (no setting): %mcp form works in Voilà and its Run asks for approval in the
+    page; a cell's own call that needed a person says so on the page (Voilà strips stderr
+    and error outputs), and how to ask instead."""
+    cells = [
+        "%load_ext mcp_notebook",
+        f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
+        "%mcp form demo.delete_penguins -o gone",
+        "r = %mcp call demo.delete_penguins species=Gentoo",
+    ]
+    with serve_voila(tmp_path, kernel, cells) as url, page_at(url, "form") as page:
+        species = page.locator("select").first
+        species.wait_for(timeout=WAIT_MS * 2)  # Voilà ran the notebook and the page rendered the form
+        text = page.locator("body").inner_text()
+        assert "needs approval and nobody can answer here" in text and "%mcp form SERVER.TOOL asks in the page" in text
+        assert "forms need widgets" not in text
+        species.select_option(label="Adelie")
+        species.select_option(label="Chinstrap")
+        page.locator("button.jupyter-button", has_text="Run").click()
+        page.locator("button.jupyter-button", has_text="Approve").click(timeout=WAIT_MS)
+        page.wait_for_function("() => document.body.innerText.includes('✓ done')", timeout=WAIT_MS)
+        assert "deleted 68 Chinstrap penguins" in page.locator("body").inner_text()
+
+
+def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:
+    url, name = dashboard
+    with page_at(url, "callback") as page:
+        # Waits until Voilà ran the notebook and the page's widget manager rendered the button.
+        page.locator("button.jupyter-button", has_text="Delete Adelie").click(timeout=WAIT_MS * 2)
+        assert "✓ demo" in page.locator("body").inner_text()
+        if ipykernel_version(name) < (7, 0):
+            approve = page.locator("button.jupyter-button", has_text="Approve")
+            approve.click(timeout=WAIT_MS)  # waits until the card is rendered and enabled
+            page.wait_for_function("() => document.body.innerText.includes('RESULT ')", timeout=WAIT_MS)
+            assert "RESULT deleted 152 Adelie penguins" in page.locator("body").inner_text()
+        else:
+            page.wait_for_function("() => document.body.innerText.includes('nobody can answer')", timeout=WAIT_MS)
+            text = page.locator("body").inner_text()
+            assert "needs approval and nobody can answer here, so it was denied" in text
+            assert "in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card" in text
+            assert "Approve" not in text  # no card that could never be answered

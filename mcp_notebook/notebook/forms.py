@@ -1,6 +1,6 @@
 """Forms a person fills in to try a tool or a resource template (``%mcp form``), as the MCP
 Inspector's tools panel does: one input per parameter, built from the tool's inputSchema
-with the elicitation card's fields (cards.py), extended to nested objects, lists and, for
+with the elicitation card's fields (fields.py), extended to nested objects, lists and, for
 what a field cannot show, JSON typed in a text area.
 
 A form runs its call when **Run** is clicked: after the cell that showed it has finished,
@@ -27,7 +27,7 @@ import ipywidgets as w
 from ..core.text import escape, printable
 from ..errors import InvalidArguments, MCPError
 from ..runtime.steps import drive
-from .cards import Field, fits, options
+from .fields import Field, fits, options
 from .modes import OUTSIDE_CELLS, SHOWN_IN
 from .steps import AWAITING, BLOCKING, Step, Taker
 

@@ -25,6 +25,7 @@ from ..runtime.client import Client, get_client
 from ..runtime.steps import drive
 from . import commands, display
 from .bridge import NotebookInteraction
+from .modes import in_voila
 from .parsing import split
 from .steps import AWAITING, BLOCKING, Taker
 
@@ -32,6 +33,17 @@ __all__ = ["MCPMagics"]
 
 # Errors the user fixes by typing something else: one line, no traceback.
 _USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool, UnknownPrompt)
+
+
+def _shown_in_voila(error: MCPError, name: str) -> None:
+    """Voilà keeps no error output on its page (only a generic line): there the one line is
+    also shown as an output of its own, so that the page says what went wrong."""
+    if not in_voila():
+        return
+    text = f"{name}: {error}"
+    if isinstance(error, ToolDenied) and "nobody can answer" in text:
+        text += " (in Voilà a cell runs before the page can show a card: %mcp form SERVER.TOOL asks in the page)"
+    display.show_error_line(text)
 
 
 def _one_line(error: MCPError) -> MCPError:
@@ -238,8 +250,10 @@ class MCPMagics(Magics):
                 value = await taker.take(value)
             return value
         except _USER_ERRORS as e:
+            _shown_in_voila(e, "UsageError")
             raise UsageError(str(e)) from None
         except MCPError as e:
+            _shown_in_voila(e, type(e).__name__)
             raise _one_line(e) from None
 
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import contextvars
 import enum
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -63,6 +64,7 @@ __all__ = [
     "SHOWN_IN",
     "Mode",
     "choose_mode",
+    "in_voila",
     "ipykernel_version",
     "listen",
     "widget_manager_connected",
@@ -146,6 +148,12 @@ def _control_opened(channel: Any, msg: dict[str, Any]) -> None:
     from ipywidgets import Widget
 
     Widget.handle_control_comm_opened(channel, msg)
+
+
+def in_voila() -> bool:
+    """A Voilà page's kernel (Voilà sets these variables): it runs the notebook before the
+    page connects its widget manager, then the page's widgets (a form's Run) reach it."""
+    return "VOILA_SERVER_URL" in os.environ or "VOILA_BASE_URL" in os.environ
 
 
 def widget_manager_connected() -> bool:

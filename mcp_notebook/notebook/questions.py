@@ -23,6 +23,7 @@ from ..errors import LoginRequired, RPCError
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, approval_on_stdin, headless_approval
 from ..runtime.terminal import StdinEnded
 from . import console
+from .display import note
 
 __all__ = ["Approval", "Asker", "Elicitation", "Login", "Question", "Sampling", "UrlElicitation", "draft"]
 
@@ -126,8 +127,7 @@ class Elicitation(Question):
 
     def headless(self, asker: Asker) -> dict[str, Any]:
         action = asker.headless_elicitation
-        print(f"mcp-notebook: {self.server} asked for input and nobody can answer here: {action}",
-              file=sys.stderr)  # fmt: skip
+        note(f"mcp-notebook: {self.server} asked for input and nobody can answer here: {action}")
         return {"action": action}
 
 
@@ -194,8 +194,7 @@ class Sampling(Question):
             if asker.sampler is not None
             else "set get_client().interaction.sampler to answer with your own code"
         )
-        print(f"mcp-notebook: {self.server} asked for a model reply and nobody can approve one here: "
-              f"declined ({how})", file=sys.stderr)  # fmt: skip
+        note(f"mcp-notebook: {self.server} asked for a model reply and nobody can approve one here: declined ({how})")
         raise RPCError(-1, "no one can answer sampling requests here (headless)")
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from ...core.uritemplates import expand, variables
-from ..modes import choose_mode
+from ..modes import choose_mode, in_voila
 from ..parsing import target
 from .base import Context, Deferred, command, connected_servers
 
@@ -33,7 +33,7 @@ default of another type than its field is not used; a last argument a field cann
 a model that contains itself, nesting past 8 levels and more than 1,000 choices are typed
 as JSON (or text). With a resource template, the fields are its variables and Run reads
 the URI they give. Forms need widgets: in a terminal or a headless run, use %mcp call or
-%mcp read.
+%mcp read. In Voilà a form is how a call asks the person: the page's Run shows the card.
   %mcp form demo.query_penguins -o penguins
   %mcp form demo penguins://species/{species}.csv
 """,
@@ -54,7 +54,9 @@ def form(ctx: Context, tokens: list[str]) -> Any:
         raise UsageError("%mcp form: give SERVER.TOOL, or SERVER URI_TEMPLATE; see %mcp help form")
     interaction = ctx.client.interaction
     mode = choose_mode(getattr(interaction, "mode_setting", "auto"), in_async=True)
-    if mode.headless or mode.value == "stdin":
+    # Voilà runs the notebook before its page connects (headless then), and the form's Run
+    # comes once the page is there: a form works.
+    if (mode.headless and not in_voila()) or mode.value == "stdin":
         raise UsageError(
             "%mcp form: forms need widgets (a notebook in JupyterLab, Notebook 7, VS Code or Voilà); "
             "here use %mcp call SERVER.TOOL key=value … or %mcp read SERVER URI"
