@@ -548,3 +548,28 @@ def test_a_malformed_log_or_progress_breaks_nothing_in_the_cell(ip: InteractiveS
         assert "a progress total that is a string" in logs._repr_html_()
     finally:
         run(ip, "%mcp remove hostile")
+
+
+def test_a_result_says_each_thing_once() -> None:
+    """A text block that only repeats the structured value is not shown beside it: a plain
+    return wrapped as {"result": text} shows the text once; rows given both as JSON text
+    blocks and as structured records show once, as the table."""
+    import sys
+
+    from mcp_notebook import Client
+    from mcp_notebook.notebook import display
+
+    client = Client()
+    try:
+        demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+        explored = demo.call_tool("fit_model", {"epochs": 1, "seconds_per_epoch": 0})
+        assert isinstance(explored.structured, dict) and list(explored.structured) == ["result"]
+        text = display.call_result_text(explored)
+        assert text.count(explored.text.strip()[:30]) == 1 and '"result"' not in text
+        summary = demo.call_tool("summarize_penguins", {})
+        assert len(summary.content) == 3  # each row again as a JSON text block
+        html = display.call_result_html(summary)
+        assert html.count(">Adelie<") == 1  # the table's cell, once
+        assert "3 repeating the structured value, not shown" in html
+    finally:
+        client.close()

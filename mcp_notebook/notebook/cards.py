@@ -172,7 +172,7 @@ class ApprovalCard(Card):
                         "",
                         lambda _: self._finish("always", "approved, and allowed for this kernel's life"),
                     ),
-                    ("Deny", "danger", lambda _: self._finish("deny", "denied: nothing was sent")),
+                    ("Deny", "danger", lambda _: self._finish("deny", "denied")),
                 ),
                 self.status,
             ],
@@ -370,7 +370,8 @@ class ProgressCard:
         if total:
             self.bar.max = float(total)
             self.bar.value = min(float(progress), float(total))
-            shown = f"{progress:g}/{total:g} "
+            count = f"{progress:g}/{total:g}"
+            shown = "" if message and count in message else f"{count} "  # "epoch 3/5" says it already
         else:
             self.bar.bar_style = "info"
             self.bar.value = self.bar.max  # unknown total: a full, striped-looking bar

@@ -143,21 +143,56 @@ def _contents_html(item: dict[str, Any], budget: _Budget) -> str:
     return head + f"<div style='{_MUTED}'>{len(blob) * 3 // 4:,} bytes (use .bytes)</div>"
 
 
+_NOTHING = object()
+
+
+def _records(value: Any) -> list[Any]:
+    """The rows a structured value holds: itself when a list, else its first list's."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return next((v for v in value.values() if isinstance(v, list)), [])
+    return []
+
+
+def _repeats(block: dict[str, Any], structured: Any) -> bool:
+    """Whether a text block only says what the structured value says: its JSON, the value
+    a one-key wrapper holds ({"result": …}, as SDKs wrap a plain return), or one of its rows."""
+    if block.get("type") != "text":
+        return False
+    text = block.get("text", "")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = _NOTHING
+    if value == structured:
+        return True
+    if isinstance(structured, dict) and len(structured) == 1:
+        (inner,) = structured.values()
+        if text == inner or value == inner:
+            return True
+    return value is not _NOTHING and isinstance(value, dict) and value in _records(structured)
+
+
+def _structured_shown(result: CallResult) -> bool:
+    """Whether the structured value is shown: not when it only wraps the one text block
+    (``{"result": "deleted 68 …"}`` beside the text itself): the text says it once."""
+    structured = result.structured
+    if structured is None:
+        return False
+    texts = [b for b in result.content if b.get("type") == "text"]
+    if isinstance(structured, dict) and len(structured) == 1 and len(texts) == len(result.content) == 1:
+        (inner,) = structured.values()
+        return not (isinstance(inner, (str, int, float, bool)) and _repeats(texts[0], structured))
+    return True
+
+
 def _shown_blocks(result: CallResult) -> list[dict[str, Any]]:
-    """Content blocks worth showing: a text block that only repeats structuredContent as
-    JSON is left out when the structured value is shown."""
-    if result.structured is None:
+    """Content blocks worth showing: one that only repeats the structured value (shown as a
+    table or JSON) is left out, so that each thing shows once."""
+    if not _structured_shown(result):
         return result.content
-    out = []
-    for block in result.content:
-        if block.get("type") == "text":
-            try:
-                if json.loads(block.get("text", "")) == result.structured:
-                    continue
-            except ValueError:
-                pass
-        out.append(block)
-    return out
+    return [b for b in result.content if not _repeats(b, result.structured)]
 
 
 def _result_size(result: CallResult) -> int:
@@ -173,8 +208,9 @@ def call_result_html(result: CallResult) -> str:
             f'<div style="{_ERROR}"><b>Tool error</b> from <code>{escape(result.server)}.'
             f"{escape(result.tool)}</code></div>"
         )
-    parts += [_block_html(b, budget) for b in _shown_blocks(result)]
-    if result.structured is not None:
+    shown = _shown_blocks(result)
+    parts += [_block_html(b, budget) for b in shown]
+    if _structured_shown(result):
         table = _table_html(result.structured)
         parts.append(table or f'<pre style="{_PRE}">{escape(budget.take(_json(result.structured)))}</pre>')
     if result.output_error:
@@ -182,6 +218,8 @@ def call_result_html(result: CallResult) -> str:
     parts = _size_notes(_result_size(result), budget, ".content / .text / .structured", True) + parts
     blocks = len(result.content)
     footer = f"{result.server}.{result.tool} · {blocks} content block{'s' * (blocks != 1)}"
+    if len(shown) < blocks:
+        footer += f" ({blocks - len(shown)} repeating the structured value, not shown)"
     if result.structured is not None:
         footer += " · structured (.structured, .to_frame())"
     parts.append(f"<div style='{_MUTED}'>{escape(footer)}</div>")
@@ -208,7 +246,7 @@ def call_result_text(result: CallResult) -> str:
     budget = _Budget()
     lines = ["Tool error:"] if result.is_error else []
     lines += [_block_text(b, budget) for b in _shown_blocks(result)]
-    if result.structured is not None:
+    if _structured_shown(result):
         lines.append(budget.take(_json(result.structured)))
     if result.output_error:
         lines.append(f"⚠ {result.output_error}")

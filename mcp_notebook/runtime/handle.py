@@ -221,9 +221,16 @@ class Server(ServerFacts):
         return await self._call_planned(steps, plan, arguments, timeout, True, CallResult.from_raw)
 
     async def _plan(
-        self, steps: Steps, name: str, validate: bool | None, task: bool | None, on_progress: ProgressCallback | None
+        self,
+        steps: Steps,
+        name: str,
+        validate: bool | None,
+        task: bool | None,
+        on_progress: ProgressCallback | None,
+        bar: bool = True,
     ) -> ToolPlan:
-        """A call's per-tool step: what every call of ``name`` shares (see calls.py)."""
+        """A call's per-tool step: what every call of ``name`` shares (see calls.py).
+        ``bar``: a call's progress shows as its bar (a map's rows do not: the map has one)."""
         runtime = self.runtime
         check = runtime.settings.validate if validate is None else validate
         tool = self._cached_tool(name)
@@ -234,7 +241,7 @@ class Server(ServerFacts):
         modern = self.modern  # read after the listing, which may have opened a new session (of another era)
         legacy_tasks = not modern and offers_tasks(self.capabilities)
         as_task = legacy_tasks and augment(tool, self.capabilities, task)
-        progress = call_progress(runtime.interaction, self.name, name, on_progress)
+        progress = call_progress(runtime.interaction, self.name, name, on_progress) if bar else on_progress
         checks = arguments_check(tool) if check and tool is not None else None
         return ToolPlan(name, tool, checks, as_task, progress, self.connection, modern, self.name)
 
@@ -332,7 +339,7 @@ class Server(ServerFacts):
         # The rows' requests go through a link resolved once (over stdio, the session itself).
         via = self.connection.steady()
         granted = GrantedSteps(via=via)
-        plan = await self._plan(steps, tool, None, None, None)
+        plan = await self._plan(steps, tool, None, None, None, bar=False)
         per_call = DEFAULT if timeout is None else timeout
         # Over stdio the session is the map's for good: the tool's entry is looked up again only
         # when its listings moved (a remote connection's sessions and tokens change: every row).
@@ -341,7 +348,7 @@ class Server(ServerFacts):
 
         async def replanned(arguments: JSON) -> JSON:
             nonlocal plan  # the tool's listing changed mid-map: later rows follow the new one
-            plan = await self._plan(granted, tool, None, None, None)
+            plan = await self._plan(granted, tool, None, None, None, bar=False)
             return await self._call_planned(granted, plan, arguments, per_call, False, result_fields)
 
         def call(arguments: JSON) -> Awaitable[JSON]:
