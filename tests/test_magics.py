@@ -447,8 +447,10 @@ def test_roots(ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixtu
     first.mkdir()
     assert list(run(ip, f"%mcp roots add {first}")["uri"]) == [first.as_uri()]
     # ... and the person is told how to offer it the roots.
-    note = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("not offered to"))
-    assert "unrooted" in note and note.endswith("(connected before roots were offered): %mcp restart demo")
+    out = capsys.readouterr().out.splitlines()
+    assert any(t.startswith(f"✓ added root {first.as_uri()}") for t in out)  # what was done
+    note = next(t for t in out if "cannot see it until restarted" in t)
+    assert "unrooted" in note and "%mcp restart unrooted" in note and "%mcp restart demo" in note
     run(ip, "%mcp remove unrooted")
     run(ip, f"%mcp add rooted -- {node()} {EVERYTHING} stdio")
     assert str(first) in line(ip, "call rooted.get-roots-list").text  # server-everything asked

@@ -585,3 +585,20 @@ def test_ctrl_c_returns_the_frame_so_far(client: Client) -> None:
     interrupter.join()
     assert len(out) == 6 and (out["error"] == "cancelled").all()
     assert wait_for(lambda: server.stderr.count("cancelled ") >= 2), server.stderr
+
+
+def test_an_integer_field_with_a_failed_row_stays_integer() -> None:
+    """A failed row leaves its fields missing: the count column is Int64 with <NA>, not floats."""
+    import sys
+
+    from mcp_notebook import Client
+
+    client = Client()
+    try:
+        demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+        rows = [{"species": "Gentoo"}, {"species": "Emperor"}, {"species": "Adelie"}]
+        frame = demo.map("query_penguins", rows, limit=1)
+        assert str(frame["count"].dtype) == "Int64"
+        assert frame["count"].tolist()[0] == 124 and frame["is_error"].tolist() == [False, True, False]
+    finally:
+        client.close()

@@ -385,7 +385,19 @@ def map_frame(run: MapRun, index_name: Any = None, explode: str | None = None) -
     names = dict.fromkeys(k for r in rows if len(r) > len(STATUS_COLUMNS) for k in r)
     fields = [k for k in names if k not in STATUS_COLUMNS and k != "text"]
     order = [*fields, *(["text"] if "text" in names else []), *STATUS_COLUMNS]
-    return pd.DataFrame.from_records(rows, columns=order, index=pd.Index(index, name=index_name))
+    frame = pd.DataFrame.from_records(rows, columns=order, index=pd.Index(index, name=index_name))
+    for name in fields:
+        column = frame[name]
+        # Integers with a failed row among them stay integers (Int64, <NA>), not floats.
+        if column.dtype == "float64" and column.isna().any():
+            given = [v for v in column.tolist() if v == v]  # NaN is not equal to itself
+            if (
+                given
+                and all(float(v).is_integer() for v in given)
+                and all(isinstance(r.get(name), int) and not isinstance(r.get(name), bool) for r in rows if name in r)
+            ):
+                frame[name] = column.astype("Int64")
+    return frame
 
 
 def _exploded_rows(index: list[Any], rows: list[JSON], field: str) -> tuple[list[Any], list[JSON]]:

@@ -213,10 +213,15 @@ def roots(ctx: Context, tokens: list[str]) -> Any:
         elif len(current) == len(ctx.client.roots):
             raise UsageError(f"%mcp roots remove: {path!r} is not a root; %mcp roots lists them")
         ctx.client.set_roots(current)
+        done = f"{'added' if action == 'add' else 'removed'} root {root['uri']}"
         unaware = [s.name for s in ctx.client if s.status is Status.CONNECTED and "roots" not in s.client_capabilities]
+        aware = [s.name for s in ctx.client if s.status is Status.CONNECTED and s.name not in unaware]
+        told = f"; told {', '.join(aware)}" if aware else ""
+        ctx.out(f"✓ {done}{told}")
         if unaware:
-            names = ", ".join(unaware)
-            ctx.out(f"not offered to {names} (connected before roots were offered): %mcp restart {unaware[0]}")
+            restarts = "; ".join(f"%mcp restart {name}" for name in unaware)
+            ctx.out(f"  {', '.join(unaware)} connected before any root was offered and cannot see it until restarted: "
+                    f"{restarts}")  # fmt: skip
     elif not ctx.client.roots:
         ctx.out("no roots are offered; %mcp roots add PATH offers one")
     from ..tables import roots_frame
