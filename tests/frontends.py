@@ -172,6 +172,19 @@ class NotebookPage:
         self.page.keyboard.press("Control+a")
         box.press_sequentially(text, delay=60)
 
+    def shoot(self, i: int, path: Path, dark: bool = False) -> None:
+        """A screenshot of cell i at ``path`` (NAME.png); with ``dark``, also NAME-dark.png in
+        JupyterLab's dark theme (then back to the light one)."""
+        self.cells.nth(i).screenshot(path=str(path))
+        if dark:
+            self._theme("JupyterLab Dark", "false")
+            self.cells.nth(i).screenshot(path=str(path.with_name(f"{path.stem}-dark.png")))
+            self._theme("JupyterLab Light", "true")
+
+    def _theme(self, theme: str, light: str) -> None:
+        self.page.evaluate(f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})")
+        self.page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=WAIT_MS)
+
     def save(self) -> None:
         self.page.keyboard.press("Control+s")
 

@@ -30,6 +30,9 @@ EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/i
 # Screenshots land in a temporary folder; MCP_NOTEBOOK_SCREENSHOTS=docs refreshes the README's.
 DOCS = Path(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-shots")
 
+DARK = bool(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS"))  # the dark theme's shots too, when refreshing docs/
+FAULTY = ROOT / "tests" / "servers" / "faulty.py"
+
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
 if not os.environ.get("CI"):
@@ -146,14 +149,14 @@ def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any, server: 
     nb.run(2)
     approve = nb.button(2, "Approve")
     DOCS.mkdir(exist_ok=True)
-    nb.cells.nth(2).screenshot(path=str(DOCS / "approval.png"))
+    nb.shoot(2, DOCS / "approval.png", dark=DARK)
     approve.click()
     nb.finished(2)
     assert "deleted 152 Adelie" in nb.output(2)
 
     nb.run(3)
     answer_demo_observation(nb, 3)
-    nb.cells.nth(3).screenshot(path=str(DOCS / "elicitation.png"))
+    nb.shoot(3, DOCS / "elicitation.png", dark=DARK)
     nb.button(3, "Accept").click()
     nb.finished(3)
     assert "recorded a female Chinstrap of 5200 g on Dream" in nb.output(3)
@@ -225,7 +228,7 @@ def test_every_field_kind_and_a_typed_reply_in_jupyterlab(notebook: Any) -> None
     reply = nb.cells.nth(3).locator("textarea")
     reply.wait_for(timeout=60_000)
     nb.type_into(reply, "Bonjour !")
-    nb.cells.nth(3).screenshot(path=str(DOCS / "sampling.png"))
+    nb.shoot(3, DOCS / "sampling.png", dark=DARK)
     nb.button(3, "Approve").click()
     nb.finished(3)
     assert received(nb.output(3))["content"]["text"] == "Bonjour !"
@@ -289,7 +292,7 @@ def test_login_card_in_jupyterlab(notebook: Any, protected_demo: str) -> None:
     nb.run(1)
     link = nb.cells.nth(1).locator("a", has_text="Log in")
     link.wait_for(timeout=60_000)
-    nb.cells.nth(1).screenshot(path=str(DOCS / "login.png"))
+    nb.shoot(1, DOCS / "login.png", dark=DARK)
     with nb.page.expect_popup() as opened:
         link.click()
     tab = opened.value
@@ -320,8 +323,65 @@ def test_form_run_shows_its_result_and_asks_for_approval_in_jupyterlab(notebook:
     species.select_option(label="Chinstrap")  # a change of mind
     nb.button(3, "Run").click()
     approve = nb.button(3, "Approve")  # the card, in the form
+    nb.shoot(3, DOCS / "form.png", dark=DARK)
     approve.click()
     cell.locator(".widget-html", has_text="✓ done").wait_for(timeout=60_000)
     assert "deleted 68 Chinstrap" in nb.output(3)
     nb.run_all(4)
     assert "deleted 68 Chinstrap" in nb.output(4)
+
+
+def test_url_elicitation_and_map_cancel_in_jupyterlab(notebook: Any) -> None:
+    """A page to open: the card shows the address, Accept says so to the server. A map's one
+    bar: Cancel ends it with the rows done."""
+    url = "https://example.org/finish-setup"
+    waits = "waits = [{'answer': 'a'}, {'answer': 'b'}] + [{}] * 4"  # two answered, four wait until cancelled
+    nb = notebook(
+        [
+            "%load_ext mcp_notebook",
+            EVERYTHING_ADD,
+            f"r = %mcp call everything.trigger-url-elicitation url={url}\nprint(r.text)",
+            f"%mcp add faulty -- python {FAULTY} ok\n{waits}",
+            "out = %mcp map faulty.wait $waits --concurrency 2\nprint('errors', out['error'].fillna('ok').tolist())",
+        ]
+    )
+    nb.run_all(0, 1)
+    nb.run(2)
+    card = nb.cells.nth(2)
+    card.locator("code", has_text=url).wait_for(timeout=60_000)  # the whole address, before any click
+    assert card.locator("a", has_text="open it in a new tab").get_attribute("href") == url
+    nb.shoot(2, DOCS / "url.png", dark=DARK)
+    nb.button(2, "Accept").click()
+    nb.finished(2)
+    assert "User completed the URL elicitation flow" in nb.output(2) and "→ accepted" in nb.output(2)
+
+    nb.run_all(3)
+    nb.run(4)
+    cell = nb.cells.nth(4)
+    cell.locator(".widget-html", has_text="faulty.wait (map)").wait_for(timeout=60_000)
+    cell.locator(".jp-Cell-outputArea", has_text="until cancelled").wait_for(timeout=60_000)  # rows wait
+    assert cell.locator("button.jupyter-button", has_text="Cancel").count() == 1  # one bar: the map's
+    nb.shoot(4, DOCS / "map.png", dark=DARK)
+    nb.button(4, "Cancel").click()
+    nb.finished(4)
+    assert "errors ['ok', 'ok', 'cancelled', 'cancelled', 'cancelled', 'cancelled']" in nb.output(4)
+
+
+def test_login_by_pasting_the_address_in_jupyterlab(notebook: Any, protected_demo: str) -> None:
+    """Where the browser cannot reach the kernel's listener (a remote kernel), the person
+    copies the address the login ended on into the card: typed, then Use this address."""
+    import httpx
+
+    nb = notebook(["%load_ext mcp_notebook", f"%mcp add secure {protected_demo}"])
+    nb.run_all(0)
+    nb.run(1)
+    link = nb.cells.nth(1).locator("a", has_text="Log in")
+    link.wait_for(timeout=60_000)
+    # The authorization server approves at once and sends the browser to the redirect address:
+    # taken here without following it, as if that page had not loaded.
+    landed = httpx.get(str(link.get_attribute("href")), follow_redirects=False).headers["location"]
+    box = nb.cells.nth(1).get_by_label("Landed on")
+    box.fill(landed)  # pasted
+    nb.button(1, "Use this address").click()
+    nb.finished(1)
+    assert "✓ secure" in nb.output(1) and "→ address pasted by you" in nb.output(1)

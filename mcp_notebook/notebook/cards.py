@@ -293,7 +293,7 @@ class LoginCard(Card):
         if "code=" not in text and "error=" not in text:
             self.status.value = "<i>that address has no code= in it: copy the whole address of the page</i>"
             return
-        self._finish(text, "checking the login…")
+        self._finish(text, "address pasted")
 
     def completed(self) -> None:
         """The browser came back to the listener: nothing to paste."""
