@@ -182,3 +182,41 @@ def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:
             assert "needs approval and nobody can answer here, so it was denied" in text
             assert "in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card" in text
             assert "Approve" not in text  # no card that could never be answered
+
+
+def test_a_form_elicitation_and_a_typed_reply_in_voila(tmp_path: Path) -> None:
+    """A server's questions during a form's Run, answered in the page: the observation form
+    changed twice, a model reply typed key by key; each read back from the server."""
+    everything = Path(__file__).resolve().parent.parent / "node_modules/@modelcontextprotocol/server-everything"
+    cells = [
+        "%load_ext mcp_notebook",
+        f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
+        f"%mcp add everything -- node {everything / 'dist' / 'index.js'} stdio",
+        "%mcp form demo.add_observation",
+        "%mcp form everything.trigger-sampling-request",
+    ]
+    with serve_voila(tmp_path, "python3", cells) as url, page_at(url, "questions") as page:
+        runs = page.locator("button.jupyter-button", has_text="Run")
+        runs.nth(1).wait_for(timeout=WAIT_MS * 2)
+        runs.nth(0).click()
+        species = page.get_by_label("Species *", exact=True)
+        species.select_option(label="Gentoo", timeout=WAIT_MS)
+        species.select_option(label="Chinstrap")
+        mass = page.get_by_label("Body mass (g)", exact=False)
+        mass.click()
+        page.keyboard.press("Control+a")
+        mass.press_sequentially("5200", delay=60)
+        mass.press("Tab")
+        page.locator("button.jupyter-button", has_text="Accept").click()
+        page.wait_for_function("() => document.body.innerText.includes('recorded a')", timeout=WAIT_MS)
+        assert "recorded a female Chinstrap of 5200 g on" in page.locator("body").inner_text()
+
+        page.get_by_label("prompt", exact=False).fill("greet")
+        runs.nth(1).click()
+        reply = page.locator("textarea").last
+        reply.wait_for(timeout=WAIT_MS)
+        reply.click()
+        reply.press_sequentially("Bonjour !", delay=60)
+        page.locator("button.jupyter-button", has_text="Approve").click()
+        page.wait_for_function("() => document.body.innerText.includes('LLM sampling result')", timeout=WAIT_MS)
+        assert '"text": "Bonjour !"' in page.locator("body").inner_text()
