@@ -184,6 +184,8 @@ class NotebookPage:
     def _theme(self, theme: str, light: str) -> None:
         self.page.evaluate(f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})")
         self.page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=WAIT_MS)
+        # JupyterLab shows a splash while the theme's styles load: the shot waits for it to go.
+        self.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash')", timeout=WAIT_MS)
 
     def save(self) -> None:
         self.page.keyboard.press("Control+s")

@@ -25,7 +25,7 @@ from IPython.display import display
 from ..core.links import link_problem
 from ..core.text import escape
 from ..runtime.interaction import ApprovalRequest
-from .fields import Field
+from .fields import Field, label_of, label_width
 from .modes import SHOWN_IN
 from .records import Record
 from .relay import Relay
@@ -140,12 +140,9 @@ class ApprovalCard(Card):
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
         self.request = request
-        hints = (
-            "".join(
-                f"<tr><td>{escape(_HINTS.get(k, k))}</td><td>{escape(_yes_no(v))}</td></tr>"
-                for k, v in request.annotations.items()
-            )
-            or "<tr><td colspan=2>none</td></tr>"
+        # One line: "destructive: yes · idempotent: no" (the server's words made readable).
+        hints = " · ".join(
+            f"{escape(_HINTS.get(k, k))}: <b>{escape(_yes_no(v))}</b>" for k, v in request.annotations.items()
         )
         title = f" — {escape(request.title)}" if request.title else ""
         arguments = escape(json.dumps(request.shown_arguments(), indent=2, ensure_ascii=False, default=str))
@@ -158,7 +155,7 @@ class ApprovalCard(Card):
         head = w.HTML(
             f"<b>🔐 Approve {what}?</b> "
             f"<code>{escape(request.server)}.{escape(request.tool)}</code>{title}"
-            f"<table style='font-size:0.9em'>{hints}</table>"
+            f"<div style='font-size:0.9em;margin-top:4px'>{hints or 'no annotations'}</div>"
             f"<div style='{_FAINT}'>Annotations are hints from the server, not verified.</div>"
             f"<pre style='{_PRE}'>{arguments}</pre>"
         )
@@ -191,8 +188,9 @@ class ElicitationCard(Card):
         super().__init__()
         schema = params.get("requestedSchema") or {}
         required = set(schema.get("required") or [])
-        fields = (schema.get("properties") or {}).items()
-        self.fields = [Field(n, s, n in required, described=True) for n, s in fields]
+        fields = [(n, s) for n, s in (schema.get("properties") or {}).items()]
+        width = label_width([label_of(n, s if isinstance(s, dict) else {}, True) + " *" for n, s in fields])
+        self.fields = [Field(n, s, n in required, described=True, width=width) for n, s in fields]
         head = w.HTML(f"<b>📝 {escape(server)} asks</b><div>{escape(str(params.get('message', '')))}</div>")
         self.record = Record(f"📝 {server} asks: {params.get('message', '')}")
         self.widget = w.VBox(

@@ -15,7 +15,7 @@ import ipywidgets as w
 
 from ..core.text import escape, printable
 
-__all__ = ["ANY", "Field", "fits", "label_of", "options"]
+__all__ = ["ANY", "Field", "fits", "label_of", "label_width", "options"]
 
 _FAINT = "color:var(--jp-content-font-color2, #666);font-size:0.85em"  # a theme's variable
 ANY = "(any)"  # an optional dropdown's choice that leaves the field out
@@ -33,7 +33,9 @@ _FORMATS = {
 class Field:
     """One scalar (or multi-select) field of a form: its input, help line and error line."""
 
-    def __init__(self, name: str, schema: dict[str, Any], required: bool, described: bool = False) -> None:
+    def __init__(
+        self, name: str, schema: dict[str, Any], required: bool, described: bool = False, width: str = "initial"
+    ) -> None:
         default = schema.get("default")
         if default is not None and not fits(schema, default):
             # A server's schema is untrusted: a default the field cannot hold (text for a
@@ -45,7 +47,7 @@ class Field:
         label = printable(label_of(name, schema, described)) + (" *" if required else "")
         kind = schema.get("type")
         single = options(schema)
-        style = {"description_width": "initial"}
+        style = {"description_width": width}  # one width for a card's labels: its inputs line up
         layout = w.Layout(width="auto")
         if single is not None and kind != "array":
             values = ([(ANY, None)] if not required and default is None else []) + single
@@ -115,6 +117,13 @@ class Field:
             if "maxItems" in s and len(value) > s["maxItems"]:
                 return None, f"choose at most {s['maxItems']}"
         return value, None
+
+
+def label_width(labels: list[str]) -> str:
+    """A width that fits the longest of a form's labels (about 0.6em a character, within
+    reason), so that their inputs line up."""
+    longest = max((len(label) for label in labels), default=0)
+    return f"{min(max(longest, 6), 36) * 0.6 + 1:.1f}em"
 
 
 def label_of(name: str, schema: dict[str, Any], described: bool = False) -> str:
