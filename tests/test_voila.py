@@ -141,28 +141,33 @@ def page_at(url: str, tag: str) -> Iterator[Any]:
 
 
 @pytest.mark.parametrize("kernel", kernel_names())
-def test_a_form_asks_in_the_page_and_errors_show(kernel: str, tmp_path: Path) -> None:
+def test_calls_that_need_a_person_ask_in_the_page(kernel: str, tmp_path: Path) -> None:
     """By default (no setting): %mcp form works in Voilà and its Run asks for approval in the
-    page; a cell's own call that needed a person says so on the page (Voilà strips stderr
-    and error outputs), and how to ask instead."""
+    page; a cell's own call that needed a person while Voilà ran the notebook (nothing sent)
+    becomes a card whose Run makes it from the page, asking there."""
     cells = [
         "%load_ext mcp_notebook",
         f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
         "%mcp form demo.delete_penguins -o gone",
         "r = %mcp call demo.delete_penguins species=Gentoo",
+        "%mcp call demo.no_such_tool",
     ]
     with serve_voila(tmp_path, kernel, cells) as url, page_at(url, "form") as page:
         species = page.locator("select").first
         species.wait_for(timeout=WAIT_MS * 2)  # Voilà ran the notebook and the page rendered the form
         text = page.locator("body").inner_text()
-        assert "needs approval and nobody can answer here" in text and "%mcp form SERVER.TOOL asks in the page" in text
         assert "forms need widgets" not in text
+        assert "This call needs you" in text and "%mcp call demo.delete_penguins species=Gentoo" in text
+        assert "UsageError: server 'demo' has no tool 'no_such_tool'" in text  # Voilà drops error outputs
         species.select_option(label="Adelie")
         species.select_option(label="Chinstrap")
-        page.locator("button.jupyter-button", has_text="Run").click()
+        runs = page.locator("button.jupyter-button", has_text="Run")
+        runs.nth(0).click()
         page.locator("button.jupyter-button", has_text="Approve").click(timeout=WAIT_MS)
-        page.wait_for_function("() => document.body.innerText.includes('✓ done')", timeout=WAIT_MS)
-        assert "deleted 68 Chinstrap penguins" in page.locator("body").inner_text()
+        page.wait_for_function("() => document.body.innerText.includes('deleted 68 Chinstrap')", timeout=WAIT_MS)
+        runs.nth(1).click()  # the cell's own call, made from the page
+        page.locator("button.jupyter-button:not([disabled])", has_text="Approve").click(timeout=WAIT_MS)
+        page.wait_for_function("() => document.body.innerText.includes('deleted 124 Gentoo')", timeout=WAIT_MS)
 
 
 def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:

@@ -25,7 +25,7 @@ from ..runtime.client import Client, get_client
 from ..runtime.steps import drive
 from . import commands, display
 from .bridge import NotebookInteraction
-from .modes import in_voila
+from .modes import in_voila, voila_before_page
 from .parsing import split
 from .steps import AWAITING, BLOCKING, Taker
 
@@ -33,6 +33,31 @@ __all__ = ["MCPMagics"]
 
 # Errors the user fixes by typing something else: one line, no traceback.
 _USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool, UnknownPrompt)
+
+
+def _run_in_page(fn: Any, args: tuple[Any, ...]) -> Any:
+    """A call that needed a person while Voilà ran the notebook (nobody could answer, and
+    nothing was sent): a card to make it from the page, once the page is there. Its **Run**
+    makes the same call, and what it asks (approval, a form) shows in the card (forms.py)."""
+    from .forms import Form
+
+    ctx, given = args[0], args[1]
+    # What was typed: the subcommand (the command's function) and its words, or the cell magic's line.
+    typed = f"%mcp {fn.__name__} {' '.join(map(str, given))}" if isinstance(given, list) else f"%%mcp_call {given}"
+    form = Form(
+        typed,
+        "This call needs you, and Voilà ran the notebook before this page could ask: press Run to make "
+        "it here (nothing was sent yet). The result shows below, and in _mcp_form.",
+        {},
+        None,
+        lambda _: fn(*args),
+        ctx.namespace,
+        "_mcp_form",
+    )
+    from IPython.display import display as show
+
+    show(form)
+    return None
 
 
 def _shown_in_voila(error: MCPError, name: str) -> None:
@@ -250,6 +275,8 @@ class MCPMagics(Magics):
                 value = await taker.take(value)
             return value
         except _USER_ERRORS as e:
+            if isinstance(e, ToolDenied) and voila_before_page() and "nobody can answer" in str(e):
+                return _run_in_page(fn, args)  # Voilà's page can answer once it is there
             _shown_in_voila(e, "UsageError")
             raise UsageError(str(e)) from None
         except MCPError as e:

@@ -67,6 +67,7 @@ __all__ = [
     "in_voila",
     "ipykernel_version",
     "listen",
+    "voila_before_page",
     "widget_manager_connected",
 ]
 
@@ -154,6 +155,11 @@ def in_voila() -> bool:
     """A Voilà page's kernel (Voilà sets these variables): it runs the notebook before the
     page connects its widget manager, then the page's widgets (a form's Run) reach it."""
     return "VOILA_SERVER_URL" in os.environ or "VOILA_BASE_URL" in os.environ
+
+
+def voila_before_page() -> bool:
+    """Voilà is running the notebook: its page has not connected yet, nobody can answer."""
+    return in_voila() and not widget_manager_connected()
 
 
 def widget_manager_connected() -> bool:
