@@ -118,7 +118,9 @@ class NotConnected(MCPError):
 
 
 class ToolDenied(MCPError):
-    pass
+    """``unanswered``: denied because nobody could answer (the headless policy), not by a person or a list."""
+
+    unanswered = False
 
 
 class TransportError(MCPError):

@@ -100,3 +100,43 @@ def test_sampling_and_url_cards() -> None:
     assert "https://example.org/x?a=&lt;b&gt;" in html and "target='_blank'" in html
     button(url, "Accept").click()
     assert url.answer == {"action": "accept"}
+
+
+def test_a_hostile_form_schema_still_asks() -> None:
+    """A requestedSchema not of the spec's shape (a property that is text, a required list of
+    objects, bounds that are text or booleans) makes a card with what can be asked."""
+    schema = {
+        "properties": {
+            "a": "text",
+            "b": {"type": "string", "minLength": "3"},
+            "n": {"type": "integer", "maximum": True},
+        },
+        "required": [{"x": 1}, "b"],
+    }
+    card = ElicitationCard("s", {"message": "m", "requestedSchema": schema})
+    b = next(f for f in card.fields if f.name == "b")
+    b.input.value = "ab"  # "3" is not a bound: nothing to compare with, and no TypeError while typing
+    assert b.value() == ("ab", None) and b.required
+    assert ElicitationCard("s", {"requestedSchema": "not an object"}).fields == []
+
+
+def test_an_answered_card_records_the_question_and_answer() -> None:
+    page = "https://example.org/go?token=abc123secret&x=1"
+    url = UrlCard("s", {"message": "finish", "url": page, "elicitationId": "e"})
+    button(url, "Accept").click()
+    text = url.record.text()
+    assert "abc123secret" not in text and "token=***" in text and "→ accepted: finish in the page by you" in text
+    schema = {"properties": {"api_token": {"type": "string"}}}
+    card = ElicitationCard("s", {"message": "Who?", "requestedSchema": schema})
+    card.fields[0].input.value = "tok-0123456789"
+    button(card, "Accept").click()
+    record = card.record.bundle()
+    assert "tok-0123456789" not in record["text/plain"] + record["text/html"]  # a secret-looking name: masked
+    assert "→ sent by you" in record["text/plain"]
+
+
+def test_secret_values_are_the_secrets_only() -> None:
+    from mcp_notebook.core.redact import Mask, secret_values
+
+    assert secret_values(["--no-auth", "/srv/data", "--token", "sk-abcdef"], {"AUTH_ENABLED": "true"}) == ["sk-abcdef"]
+    assert Mask(["sk-abcdef", "ab"])("key sk-abcdef and ab") == "key *** and ab"  # too short to mask: left

@@ -161,10 +161,10 @@ class PendingRequests:
             paused = time.monotonic() - since
             self.stopped_for += paused
             deadlines = []
-            for pending in self.by_id.values():
+            for pending in list(self.by_id.values()):  # a blocking call may add or remove one meanwhile
                 if pending.deadline is not None:
                     pending.deadline += paused
-                    if isinstance(pending.future, asyncio.Future):
+                    if isinstance(pending.future, asyncio.Future) or pending.watched:
                         deadlines.append(pending.deadline)
             if deadlines and not self.holds:
                 self._sweep_at = None  # a sweep that came meanwhile did nothing: plan anew

@@ -55,7 +55,7 @@ def replace_secret_args(args: Iterable[str], replace: Callable[[str, str, bool],
         name, eq, value = arg.partition("=")
         if eq and is_secret_name(name):
             out.append(f"{name}={replace(name.lstrip('-'), value, False)}")
-        elif arg.startswith("-") and is_secret_name(arg):
+        elif arg.startswith("-") and is_secret_name(arg) and not arg.startswith("--no-"):  # --no-auth: a switch
             out.append(arg)
             option = arg.lstrip("-")
         elif arg.lower().startswith("bearer "):
@@ -82,7 +82,9 @@ def secret_values(args: Iterable[str] = (), env: Mapping[str, str] | None = None
 
     replace_secret_args(args, keep)
     found += [v for k, v in (env or {}).items() if is_secret_name(k)]
-    return found
+    # Not secrets, whatever their names say: an option after `--no-auth`, a switch's value.
+    return [v for v in found if not v.startswith("-") and v.lower() not in ("true", "false", "yes", "no", "on", "off")
+            and not v.replace(".", "", 1).isdigit()]  # fmt: skip
 
 
 class Mask:

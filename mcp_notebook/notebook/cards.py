@@ -23,6 +23,7 @@ import ipywidgets as w
 from IPython.display import display
 
 from ..core.links import link_problem
+from ..core.redact import redact_url
 from ..core.text import escape
 from ..runtime.interaction import ApprovalRequest
 from .fields import Field, label_of, label_width
@@ -76,6 +77,10 @@ class Card:
         """In the card's place, what was asked and answered (what a saved notebook keeps)."""
         if self._handle is not None and self.record.outcome is not None:
             self._handle.update(self.record.bundle(), raw=True)
+            # Gone from the page: its widgets too (what was typed, a pasted address with its
+            # code=, would otherwise live on in the kernel and in saved widget state).
+            for child in walk(self.widget):
+                child.close()
 
     def sent(self, answer: Any) -> list[tuple[str, Any]]:
         """What the record shows of an answer (after the outcome)."""
@@ -108,6 +113,10 @@ class Card:
             self._disable()
             self.status.value = f"<i>{escape(note)}</i>"
             self.record.settle(note, None)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def link_html(url: str, label: str, style: str = "") -> str:
@@ -186,10 +195,12 @@ class ElicitationCard(Card):
 
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__()
-        schema = params.get("requestedSchema") or {}
-        required = set(schema.get("required") or [])
-        fields = [(n, s) for n, s in (schema.get("properties") or {}).items()]
-        width = label_width([label_of(n, s if isinstance(s, dict) else {}, True) + " *" for n, s in fields])
+        # A server's schema is untrusted: what is not of the shape the spec gives is left out.
+        schema = _dict(params.get("requestedSchema"))
+        listed = schema.get("required")
+        required = {n for n in listed if isinstance(n, str)} if isinstance(listed, list) else set()
+        fields = [(str(n), _dict(s)) for n, s in _dict(schema.get("properties")).items()]
+        width = label_width([label_of(n, s, True) + " *" for n, s in fields])
         self.fields = [Field(n, s, n in required, described=True, width=width) for n, s in fields]
         head = w.HTML(f"<b>📝 {escape(server)} asks</b><div>{escape(str(params.get('message', '')))}</div>")
         self.record = Record(f"📝 {server} asks: {params.get('message', '')}")
@@ -228,7 +239,8 @@ class UrlCard(Card):
         url = str(params.get("url", ""))
         self.elicitation_id = params.get("elicitationId")
         safe = link_problem(url) is None
-        self.record = Record(f"🌐 {server} asks you to open a page: {params.get('message', '')}", [("page", url)])
+        asked = f"🌐 {server} asks you to open a page: {params.get('message', '')}"
+        self.record = Record(asked, [("page", redact_url(url))])  # a ?token= in it is not kept
         opener = link_html(url, "open it in a new tab") + (" (nothing is fetched before you click)" if safe else "")
         head = w.HTML(
             f"<b>🌐 {escape(server)} asks you to open a page</b>"

@@ -155,12 +155,26 @@ def _records(value: Any) -> list[Any]:
     return []
 
 
-def _repeats(block: dict[str, Any], structured: Any) -> bool:
+def _row_keys(structured: Any) -> set[str]:
+    """The structured value's rows, each as canonical JSON (one set per result: a lookup per
+    text block, not a scan of every row)."""
+    keys = set()
+    for row in _records(structured):
+        if isinstance(row, dict):
+            try:
+                keys.add(json.dumps(row, sort_keys=True))
+            except (TypeError, ValueError):
+                pass
+    return keys
+
+
+def _repeats(block: dict[str, Any], structured: Any, rows: set[str]) -> bool:
     """Whether a text block only says what the structured value says: its JSON, the value
-    a one-key wrapper holds ({"result": …}, as SDKs wrap a plain return), or one of its rows."""
-    if block.get("type") != "text":
-        return False
+    a one-key wrapper holds ({"result": …}, as SDKs wrap a plain return), or one of its
+    ``rows`` (``_row_keys``)."""
     text = block.get("text", "")
+    if block.get("type") != "text" or not isinstance(text, str):
+        return False
     try:
         value = json.loads(text)
     except ValueError:
@@ -171,7 +185,7 @@ def _repeats(block: dict[str, Any], structured: Any) -> bool:
         (inner,) = structured.values()
         if text == inner or value == inner:
             return True
-    return value is not _NOTHING and isinstance(value, dict) and value in _records(structured)
+    return isinstance(value, dict) and bool(rows) and json.dumps(value, sort_keys=True) in rows
 
 
 def _structured_shown(result: CallResult) -> bool:
@@ -183,7 +197,7 @@ def _structured_shown(result: CallResult) -> bool:
     texts = [b for b in result.content if b.get("type") == "text"]
     if isinstance(structured, dict) and len(structured) == 1 and len(texts) == len(result.content) == 1:
         (inner,) = structured.values()
-        return not (isinstance(inner, (str, int, float, bool)) and _repeats(texts[0], structured))
+        return not (isinstance(inner, (str, int, float, bool)) and _repeats(texts[0], structured, set()))
     return True
 
 
@@ -192,7 +206,8 @@ def _shown_blocks(result: CallResult) -> list[dict[str, Any]]:
     table or JSON) is left out, so that each thing shows once."""
     if not _structured_shown(result):
         return result.content
-    return [b for b in result.content if not _repeats(b, result.structured)]
+    rows = _row_keys(result.structured)
+    return [b for b in result.content if not _repeats(b, result.structured, rows)]
 
 
 def _result_size(result: CallResult) -> int:

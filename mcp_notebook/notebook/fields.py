@@ -19,6 +19,7 @@ __all__ = ["ANY", "Field", "fits", "label_of", "label_width", "options"]
 
 _FAINT = "color:var(--jp-content-font-color2, #666);font-size:0.85em"  # a theme's variable
 ANY = "(any)"  # an optional dropdown's choice that leaves the field out
+_BOUNDS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
 _FORMATS = {
     "email": ("name@example.org", re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")),
     "uri": ("https://…", re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")),
@@ -36,6 +37,13 @@ class Field:
     def __init__(
         self, name: str, schema: dict[str, Any], required: bool, described: bool = False, width: str = "initial"
     ) -> None:
+        # Bounds that are not numbers, a format that is not text: left out (nothing to compare with).
+        schema = {
+            k: v
+            for k, v in schema.items()
+            if not (k in _BOUNDS and (not isinstance(v, (int, float)) or isinstance(v, bool)))
+            and not (k == "format" and not isinstance(v, str))
+        }
         default = schema.get("default")
         if default is not None and not fits(schema, default):
             # A server's schema is untrusted: a default the field cannot hold (text for a

@@ -66,7 +66,7 @@ def _shown_in_voila(error: MCPError, name: str) -> None:
     if not in_voila():
         return
     text = f"{name}: {error}"
-    if isinstance(error, ToolDenied) and "nobody can answer" in text:
+    if isinstance(error, ToolDenied) and error.unanswered:
         text += " (in Voilà a cell runs before the page can show a card: %mcp form SERVER.TOOL asks in the page)"
     display.show_error_line(text)
 
@@ -275,7 +275,7 @@ class MCPMagics(Magics):
                 value = await taker.take(value)
             return value
         except _USER_ERRORS as e:
-            if isinstance(e, ToolDenied) and voila_before_page() and "nobody can answer" in str(e):
+            if isinstance(e, ToolDenied) and e.unanswered and voila_before_page():
                 return _run_in_page(fn, args)  # Voilà's page can answer once it is there
             _shown_in_voila(e, "UsageError")
             raise UsageError(str(e)) from None

@@ -47,7 +47,7 @@ class Record:
 
     def text(self) -> str:
         lines = [printable(self.asked)]
-        lines += [f"  {printable(label)}: {_plain(value)}" for label, value in [*self.details, *self.answer]]
+        lines += [f"  {printable(label)}: {printable(_plain(value))}" for label, value in [*self.details, *self.answer]]
         if self.outcome:
             lines.append(f"  {printable(self.ending())}")
         return "\n".join(lines)

@@ -390,13 +390,10 @@ def map_frame(run: MapRun, index_name: Any = None, explode: str | None = None) -
         column = frame[name]
         # Integers with a failed row among them stay integers (Int64, <NA>), not floats.
         if column.dtype == "float64" and column.isna().any():
-            given = [v for v in column.tolist() if v == v]  # NaN is not equal to itself
-            if (
-                given
-                and all(float(v).is_integer() for v in given)
-                and all(isinstance(r.get(name), int) and not isinstance(r.get(name), bool) for r in rows if name in r)
-            ):
-                frame[name] = column.astype("Int64")
+            values = [r.get(name) for r in rows]  # from the rows: float64 rounds integers past 2**53
+            given = [v for v in values if v is not None]
+            if given and all(isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63 for v in given):
+                frame[name] = pd.array(values, dtype="Int64")
     return frame
 
 

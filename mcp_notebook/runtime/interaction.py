@@ -151,11 +151,13 @@ def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
         print(f"mcp-notebook: nobody can answer here; ran {request.server}.{request.tool} (headless policy: allow)",
               file=sys.stderr)  # fmt: skip
         return "approve"
-    raise ToolDenied(
+    denied = ToolDenied(
         f"{request.server}.{request.tool} needs approval and nobody can answer here, so it was denied (nothing "
         f"was sent); allow it with %config MCPMagics.approval_allow = {{'{request.server}': ['{request.tool}']}} "
         "or client.approval.allow"
     )
+    denied.unanswered = True
+    raise denied
 
 
 def approval_on_stdin(request: ApprovalRequest, read: Callable[[str], str | None]) -> ApprovalAnswer:

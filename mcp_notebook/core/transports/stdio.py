@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import re
 import shlex
@@ -118,6 +119,7 @@ class StdioTransport(BlockingTransport):
         self._writer: PipeWriter | None = None
         self._reader: PipeReader | None = None
         self._stderr_partial = ""
+        self._stderr_decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._exited = asyncio.Event()
         self._finished = False
         self._finish_timer: asyncio.TimerHandle | None = None
@@ -158,7 +160,7 @@ class StdioTransport(BlockingTransport):
             limit=self.limit,
             on_message=self._inbox.deliver,
             on_too_large=sink.on_too_large,
-            on_garbage=lambda text: self.diagnostics.append(text[:STDERR_LINE_CHARS]),
+            on_garbage=lambda text: self.diagnostics.append(self.mask(text)[:STDERR_LINE_CHARS]),
             on_bad_reply=self._bad_reply,
             on_eof=self._stdout_eof,
         )
@@ -320,7 +322,8 @@ class StdioTransport(BlockingTransport):
         return reader is not None and reader.pump(done, timeout, wake_fd)
 
     def _feed_stderr(self, data: bytes) -> None:
-        text = self._stderr_partial + data.decode("utf-8", "replace")
+        # Incremental: a character (of a secret, too) split between two reads decodes whole.
+        text = self._stderr_partial + self._stderr_decoder.decode(data)
         *lines, self._stderr_partial = text.split("\n")
         mask = self.mask
         for line in lines:
