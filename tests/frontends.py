@@ -105,11 +105,16 @@ def jupyter_server(folder: Path, secret: str = "") -> Iterator[str]:
     try:
         yield url
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate a server, killed if it has not ended within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def launch(playwright: Any) -> Any:

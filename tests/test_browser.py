@@ -234,28 +234,13 @@ def test_every_field_kind_and_a_typed_reply_in_jupyterlab(notebook: Any) -> None
     assert received(nb.output(3))["content"]["text"] == "Bonjour !"
 
 
-@pytest.mark.parametrize("kernel", [k for k in kernel_names() if k != "python3"])
-def test_a_form_and_a_reply_on_other_kernels(notebook: Any, kernel: str) -> None:
-    """ipykernel 6.31 (clicks by polling) and 7.3 (clicks on a subshell) in JupyterLab."""
-    nb = notebook([*SETUP, "r = %mcp call demo.add_observation\nr.text", EVERYTHING_ADD, SAMPLED], kernel=kernel)
-    nb.run_all(0, 1)
-    nb.run(2)
-    answer_demo_observation(nb, 2)
-    nb.button(2, "Accept").click()
-    nb.finished(2)
-    assert "recorded a female Chinstrap of 5200 g on Dream" in nb.output(2)
-    nb.run_all(3)
-    nb.run(4)
-    reply = nb.cells.nth(4).locator("textarea")
-    reply.wait_for(timeout=60_000)
-    nb.type_into(reply, "Bonjour !")
-    nb.button(4, "Approve").click()
-    nb.finished(4)
-    assert received(nb.output(4))["content"]["text"] == "Bonjour !"
+# ipykernel 6.31 (clicks by polling) and 7.3 (clicks on a subshell) in JupyterLab; Notebook 7.
+ELSEWHERE = [(k, "lab") for k in kernel_names() if k != "python3"] + [("python3", "notebooks")]
 
 
-def test_a_form_and_a_reply_in_notebook_7(notebook: Any) -> None:
-    nb = notebook([*SETUP, "r = %mcp call demo.add_observation\nr.text", EVERYTHING_ADD, SAMPLED], app="notebooks")
+@pytest.mark.parametrize(("kernel", "app"), ELSEWHERE, ids=[f"{k}-{a}" for k, a in ELSEWHERE])
+def test_a_form_and_a_reply_on_other_kernels_and_in_notebook_7(notebook: Any, kernel: str, app: str) -> None:
+    nb = notebook([*SETUP, "r = %mcp call demo.add_observation\nr.text", EVERYTHING_ADD, SAMPLED], kernel, app)
     nb.run_all(0, 1)
     nb.run(2)
     answer_demo_observation(nb, 2)

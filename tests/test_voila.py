@@ -18,12 +18,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from frontends import stop, wait_for_port
 from kernels import CHROMIUM_ARGS, KERNELS_DIR, ipykernel_version, kernel_names, write_notebook
 
 CHROMIUM = "/usr/bin/chromium"
@@ -91,24 +91,14 @@ def serve_voila(folder: Path, name: str, cells: list[str]) -> Iterator[str]:
         cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "JUPYTER_PATH": str(folder / "jupyter"), "MCP_NOTEBOOK_TOKEN_STORE": "memory"},
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("Voilà did not start within 60 s")
-            time.sleep(0.1)
+    try:
+        wait_for_port(port, server, "Voilà")
+    except RuntimeError as e:
+        pytest.fail(str(e))
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
 
 
 @pytest.fixture(params=kernel_names())
