@@ -602,3 +602,37 @@ def test_an_integer_field_with_a_failed_row_stays_integer() -> None:
         assert frame["count"].tolist()[0] == 124 and frame["is_error"].tolist() == [False, True, False]
     finally:
         client.close()
+
+
+def test_a_map_s_log_lines_name_their_row_over_http(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over Streamable HTTP a log message comes on its call's own reply stream, so a map's
+    log line says which row it is about; over stdio nothing says, so no row is named."""
+    assert shell.user_ns is not None
+    shell.user_ns["fits"] = pd.DataFrame({"epochs": [1, 2, 3]}, index=["a", "b", "c"])
+    port = free_port()
+    with running([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port)], port):
+        run(shell, f"%mcp add web http://127.0.0.1:{port}/mcp")
+        run(shell, f"%mcp add local -- {sys.executable} -m mcp_notebook.demo")
+        try:
+            for name in ("web", "local"):
+                run(shell, f"%mcp loglevel {name} info")  # a modern server logs only when asked
+            capsys.readouterr()
+            out = run(shell, "%mcp map web.fit_model $fits seconds_per_epoch=0.01 --concurrency 3")
+            assert out["is_error"].tolist() == [False] * 3
+            lines = sorted(line for line in capsys.readouterr().out.splitlines() if line.startswith("[web info]"))
+            assert lines == [
+                "[web info] row a: epoch 1: loss 0.500",
+                "[web info] row b: epoch 1: loss 0.500",
+                "[web info] row b: epoch 2: loss 0.333",
+                "[web info] row c: epoch 1: loss 0.500",
+                "[web info] row c: epoch 2: loss 0.333",
+                "[web info] row c: epoch 3: loss 0.250",
+            ]
+            run(shell, "%mcp map local.fit_model $fits seconds_per_epoch=0.01 --concurrency 3")
+            lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[local info]")]
+            assert len(lines) == 6 and not any("row" in line for line in lines), lines
+        finally:
+            run(shell, "%mcp remove web")
+            run(shell, "%mcp remove local")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import itertools
 import threading
 import time
@@ -21,6 +22,11 @@ from .rounds import Rounds
 
 JSON = dict[str, Any]
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
+
+# What the requests sent in this context are tagged with (a map's row: "row 3"). A
+# notification that came with one of them (on its own reply stream) reaches tagged
+# listeners with the tag: a log line can say which of many calls in flight it is about.
+REQUEST_TAG: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcp_request_tag", default=None)
 
 
 class Waker(Protocol):
@@ -50,6 +56,7 @@ class Pending:
         "rid",
         "rounds",
         "settled",
+        "tag",
         "timeout",
         "watched",
     )
@@ -68,6 +75,7 @@ class Pending:
         self.settled = False  # cheaper to poll than future.done(), which takes a lock
         self.watched = False  # a blocking call whose reader the loop abandons at the deadline
         self.call: Any = None  # its entry in the history (history.py), if recorded
+        self.tag: str | None = None  # REQUEST_TAG where it was sent
 
     def is_settled(self) -> bool:
         return self.settled
@@ -170,6 +178,11 @@ class PendingRequests:
                 self._sweep_at = None  # a sweep that came meanwhile did nothing: plan anew
                 self.watch(asyncio.get_running_loop(), min(deadlines))
 
+    def tag_of(self, rid: int | str | None) -> str | None:
+        """The REQUEST_TAG of request ``rid`` if it is in flight, else None."""
+        pending = None if rid is None else self.by_id.get(rid)
+        return None if pending is None else pending.tag
+
     def new_id(self) -> int:
         return next(self._ids)  # atomic: blocking calls come from any thread
 
@@ -251,4 +264,4 @@ class PendingRequests:
             self.watch(loop, later)
 
 
-__all__ = ["Answer", "Pending", "PendingRequests", "ProgressCallback", "Waker"]
+__all__ = ["REQUEST_TAG", "Answer", "Pending", "PendingRequests", "ProgressCallback", "Waker"]

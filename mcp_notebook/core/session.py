@@ -32,15 +32,15 @@ from ..errors import (
 from . import caching, era, handshake, rounds
 from .history import NOT_RECORDING, Call, Recorder
 from .incoming import Handlers, Incoming, current_server, error_object
+from .listeners import Listeners, NotificationListener, TaggedListener
 from .listings import Listings
 from .messages import excerpt, malformed
-from .pending import Answer, Pending, PendingRequests, ProgressCallback, Waker
+from .pending import REQUEST_TAG, Answer, Pending, PendingRequests, ProgressCallback, Waker
 from .protocol import INVALID_REQUEST
 from .roundtrips import InputRounds
 from .transports.base import BlockingTransport, Raw, Transport
 
 JSON = dict[str, Any]
-NotificationListener = Callable[[str, JSON], Any]
 
 CLIENT_INFO = {"name": "mcp-notebook", "version": __version__}
 LOG_SIZE = 1000  # log messages kept per server (%mcp logs)
@@ -90,7 +90,7 @@ class ClientSession:
         self.listings = Listings(name, self.request, self.diagnostics, self._spawn, self, transport)
         self._incoming = Incoming(name, self.handlers, self._send_quietly)
         self._rounds = InputRounds(self, self._requests)
-        self._listeners: list[NotificationListener] = []
+        self._listeners = Listeners(self.call_safely)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._background: set[asyncio.Future[Any]] = set()
         # The fast path, chosen once from what the transport declares: a BlockingTransport
@@ -191,7 +191,7 @@ class ClientSession:
         if params is not None:
             message["params"] = params
         pending = self._requests.add(rid, method, self.request_timeout if timeout is ... else timeout, future)
-        pending.on_progress, pending.params = on_progress, params
+        pending.on_progress, pending.params, pending.tag = on_progress, params, REQUEST_TAG.get()
         pending.call = self.recorder.sent(message)  # history: references only, read lazily
         return message, pending
 
@@ -376,7 +376,7 @@ class ClientSession:
     # -- receiving (called by the transport: on the loop, or a response on a blocking
     # caller's thread) -------------------------------------------------------------------
 
-    def on_message(self, message: JSON, raw: Raw | None = None) -> None:
+    def on_message(self, message: JSON, raw: Raw | None = None, related: int | str | None = None) -> None:
         self.recorder.received(message, raw)  # the history: the line as read (a big one elided), decoded on view
         try:
             # Checked here, once, for every transport: what passes has the types dispatch reads.
@@ -389,7 +389,7 @@ class ClientSession:
                 if "id" in message:
                     self._incoming.start(message)
                 else:
-                    self._on_notification(method, message.get("params") or {})
+                    self._on_notification(method, message.get("params") or {}, related)
                 return
             pending = self._pending.get(message["id"])
             if pending is None or pending.future.done():
@@ -470,10 +470,13 @@ class ClientSession:
 
     def add_listener(self, listener: NotificationListener) -> Callable[[], None]:
         """Call ``listener(method, params)`` on every notification (on the loop thread)."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.add(listener)
 
-    def _on_notification(self, method: str, params: JSON) -> None:
+    def add_tagged_listener(self, listener: TaggedListener) -> None:
+        """Likewise ``listener(method, params, tag)``: see listeners.py."""
+        self._listeners.add_tagged(listener)
+
+    def _on_notification(self, method: str, params: JSON, related: int | str | None = None) -> None:
         if self.accepts is not None and not self.accepts(method, params):
             return
         if method == "notifications/progress":
@@ -490,11 +493,10 @@ class ClientSession:
             self._incoming.cancel(params.get("requestId"))
         elif method.endswith("/list_changed"):
             self.listings.changed(method)
-        self._emit(method, params)
+        self._emit(method, params, related)
 
-    def _emit(self, method: str, params: JSON) -> None:
-        for listener in list(self._listeners):
-            self.call_safely(listener, method, params)
+    def _emit(self, method: str, params: JSON, related: int | str | None = None) -> None:
+        self._listeners.emit(method, params, lambda: self._requests.tag_of(related))
 
     def call_safely(self, fn: Callable[..., Any], *args: Any) -> None:
         try:

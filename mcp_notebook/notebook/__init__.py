@@ -59,7 +59,7 @@ def _install_handlers(magics: MCPMagics) -> None:
     elicit.capability = {"form": {}, "url": {}}  # type: ignore[attr-defined]
     client.handlers.elicitation = elicit
     client.handlers.sampling = sample
-    client.notification_listeners.append(interaction.notification)
+    client.tagged_listeners.append(interaction.notification)
 
 
 def unload_ipython_extension(shell: Any) -> None:
@@ -76,7 +76,7 @@ def unload_ipython_extension(shell: Any) -> None:
         client = magics.client
         client.interaction = ConsoleInteraction()
         client.handlers.elicitation = client.handlers.sampling = None
-        client.notification_listeners.clear()
+        client.tagged_listeners.clear()
     shell.configurables[:] = [c for c in shell.configurables if not isinstance(c, MCPMagics)]
     dispatch = shell.strdispatchers.get("complete_command")
     if dispatch is not None:

@@ -244,12 +244,12 @@ class NotebookInteraction(Interaction):
         setting = "auto" if self.mode_setting == "headless" else self.mode_setting  # forced: a bar may be seen
         return MapText(server, tool) if choose_mode(setting, in_async=True) is Mode.HEADLESS else None
 
-    def notification(self, server: str, method: str, params: dict[str, Any]) -> None:
+    def notification(self, server: str, method: str, params: dict[str, Any], tag: str | None = None) -> None:
         waiter = self._current()
         if waiter is None:
             return
         if method == "notifications/message" and self.show_logs and waiter.server == server:
-            waiter.post_log(server, params, self.log_lines)  # only in the cell of a call to that server
+            waiter.post_log(server, params, self.log_lines, tag)  # only in the cell of a call to that server
         elif method == "notifications/elicitation/complete":
             waiter.post("url-complete", params.get("elicitationId"))
 

@@ -103,13 +103,13 @@ class Waiter:
             self.bars_posted = True
         self.post("progress", None)
 
-    def post_log(self, server: str, params: dict[str, Any], limit: int) -> None:
+    def post_log(self, server: str, params: dict[str, Any], limit: int, tag: str | None = None) -> None:
         with self.lock:
             if self.logs_posted >= limit:
                 self.logs_held += 1
                 return
             self.logs_posted += 1
-        self.post("log", (server, params))
+        self.post("log", (server, params, tag))
 
     # -- shown by the cell ----------------------------------------------------------------
 
@@ -140,10 +140,13 @@ class Waiter:
                     raise KeyboardInterrupt
             card.update(progress, total, message)
 
-    def show_log(self, server: str, params: dict[str, Any]) -> None:
+    def show_log(self, server: str, params: dict[str, Any], tag: str | None = None) -> None:
+        """One log line; ``tag``: which of the calls in flight it came with (a map's row)."""
         data = params.get("data")
         text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
         logger = f" {params['logger']}:" if params.get("logger") else ""
+        if tag is not None:
+            logger = f" {tag}:{logger}"
         lines = [c for c in self.progress.values() if isinstance(c, console.ProgressLine)]
         for line in lines:
             line.clear()  # the log line takes its place; it is drawn again below

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.backoff import Backoff, retryable
+from ..core.pending import REQUEST_TAG
 from ..core.types import content_text
 from ..errors import ArgumentError, InvalidArguments, NotConnected, ServerExited
 from .interaction import Interaction
@@ -48,6 +49,12 @@ CANCELLED = "cancelled"
 # Seconds an interrupted map waits for its run to end (its calls in flight cancelled) before
 # it returns the frame so far; nothing in that ending grows with the rows left.
 GRACE_S = 5.0
+
+
+def row_tag(label: Any) -> str:
+    """How a log line names the row whose call it came with (a long label cut)."""
+    text = str(label)
+    return f"row {text if len(text) <= 40 else text[:39] + '…'}"
 
 
 def check_options(concurrency: Any, retries: Any, on_error: Any, explode: Any = None) -> None:
@@ -278,6 +285,7 @@ class MapRun:
             position = len(records)
             index.append(item[0])
             records.append(None)
+            REQUEST_TAG.set(row_tag(item[0]))  # a log line that came with the row's call says so
             arguments = item[1]
             start = time.monotonic()
             attempt = 0

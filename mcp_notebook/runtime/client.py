@@ -91,6 +91,10 @@ class Client:
     notification_listeners = Shared[list[Callable[[str, str, JSON], Any]]](
         "Called as fn(server_name, method, params) for every server's notifications."
     )
+    tagged_listeners = Shared[list[Callable[[str, str, JSON, "str | None"], Any]]](
+        "Called as fn(server_name, method, params, tag): tag is what the request a notification "
+        "came with was tagged (mcp_notebook.core.pending.REQUEST_TAG: a map's row), else None."
+    )
     token_store = Shared[TokenStore]("Where OAuth tokens live (see mcp_notebook.core.tokens).")
 
     # -- roots ---------------------------------------------------------------------------

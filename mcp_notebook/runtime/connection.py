@@ -168,7 +168,7 @@ class Connection:
         )
         self.transport, self.session = transport, session
         session.recorder = self.runtime.recorder(self.name)  # %mcp history / transcript
-        session.add_listener(self._on_notification)
+        session.add_tagged_listener(self._on_notification)
         session.log_level = self.log_level
         session.auth_context = self.reads.context
         self.listening.began(session)
@@ -291,7 +291,7 @@ class Connection:
 
     # -- notifications -----------------------------------------------------------------
 
-    def _on_notification(self, method: str, params: JSON) -> None:
+    def _on_notification(self, method: str, params: JSON, tag: str | None) -> None:
         if method == "$/closed":
             session = self.session
             if session is not None and isinstance(session.closed_error, SessionExpired):
@@ -310,6 +310,8 @@ class Connection:
             session.call_safely(listener, method, params)
         for hook in list(self.runtime.notification_listeners):
             session.call_safely(hook, self.name, method, params)
+        for tagged in list(self.runtime.tagged_listeners):
+            session.call_safely(tagged, self.name, method, params, tag)
 
     async def notify(self, method: str, params: JSON | None = None) -> None:
         await self.connected().notify(method, params)

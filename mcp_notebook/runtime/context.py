@@ -95,6 +95,8 @@ class Runtime:
         self.tool_names = ToolNames()
         # Called as fn(server_name, method, params) for every server's notifications.
         self.notification_listeners: list[Callable[[str, str, JSON], Any]] = []
+        # Likewise fn(server_name, method, params, tag): see Client.tagged_listeners.
+        self.tagged_listeners: list[Callable[[str, str, JSON, str | None], Any]] = []
         self._token_store: TokenStore | None = None
         self.tasks = TaskLog()  # the tasks seen (%mcp tasks)
         self._history = History(self.settings.history_size)  # %mcp history and transcript

@@ -26,10 +26,12 @@ def as_limit(value: int | Limit) -> Limit:
 class MessageSink(Protocol):
     """The receiving side of a transport (a ClientSession)."""
 
-    def on_message(self, message: dict[str, Any], raw: Raw | None = None) -> None:
+    def on_message(self, message: dict[str, Any], raw: Raw | None = None, related: int | str | None = None) -> None:
         """One message from the server; ``raw``: the message as read, when the transport
         read it alone (None: it did not, e.g. a batch's items). Its size tells a big one,
-        which is not kept whole for a history; a history keeps a small one instead of the dict."""
+        which is not kept whole for a history; a history keeps a small one instead of the dict.
+        ``related``: the id of the request whose own reply stream brought it (Streamable
+        HTTP); None where nothing says (stdio, a standalone stream)."""
         ...
 
     def on_too_large(self, request_id: int | str | None, size: int) -> None: ...

@@ -304,9 +304,13 @@ class HttpTransport(Transport):
         raw = None if isinstance(message, list) else data  # a batch's items: not read alone
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
-                if rid is not None and item.get("id") == rid and "method" not in item:
+                if "method" in item:
+                    # What comes on a request's own stream before its reply is about that request.
+                    self._inbox.deliver(item, raw, None if rid is None else self.first_id(rid))
+                    continue
+                if rid is not None and item.get("id") == rid:
                     answered = True
-                if "method" not in item and isinstance(item.get("id"), str):
+                if isinstance(item.get("id"), str):
                     item["id"] = self._settled(item["id"])  # the session knows it by its first id
                 self._inbox.deliver(item, raw)
         return answered

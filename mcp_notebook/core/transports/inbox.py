@@ -44,37 +44,38 @@ class Inbox:
     def on_loop(self) -> bool:
         return threading.get_ident() == self.loop_thread
 
-    def deliver(self, message: dict[str, Any], raw: Raw | None = None) -> bool:
-        """Hand over one message. False when it was passed on to the loop rather than
-        handled here: a response then waits there, and the reading thread with it."""
+    def deliver(self, message: dict[str, Any], raw: Raw | None = None, related: int | str | None = None) -> bool:
+        """Hand over one message (``related``: see MessageSink.on_message). False when it
+        was passed on to the loop rather than handled here: a response then waits there,
+        and the reading thread with it."""
         sink = self.sink
         assert sink is not None
         if threading.get_ident() == self.loop_thread:
             if self._forwarded == self._processed and self._queued == self._queued_done:
-                sink.on_message(message, raw)
+                sink.on_message(message, raw, related)
             else:  # a caller's thread handed over messages read before this one: after them
                 self._queued += 1
-                self.call(self._deliver_queued, message, raw)
+                self.call(self._deliver_queued, message, raw, related)
             return True
         if "method" in message or self._forwarded != self._processed or self._queued != self._queued_done:
             self._forwarded += 1
-            self.call(self._deliver_on_loop, message, raw)
+            self.call(self._deliver_on_loop, message, raw, related)
             return False
         sink.on_message(message, raw)  # a response on a blocking caller's thread: settled here
         return True
 
     # Counted once handled (not before): a response read meanwhile waits until it is.
-    def _deliver_on_loop(self, message: dict[str, Any], raw: Raw | None) -> None:
+    def _deliver_on_loop(self, message: dict[str, Any], raw: Raw | None, related: int | str | None) -> None:
         assert self.sink is not None
         try:
-            self.sink.on_message(message, raw)
+            self.sink.on_message(message, raw, related)
         finally:
             self._processed += 1
 
-    def _deliver_queued(self, message: dict[str, Any], raw: Raw | None) -> None:
+    def _deliver_queued(self, message: dict[str, Any], raw: Raw | None, related: int | str | None) -> None:
         assert self.sink is not None
         try:
-            self.sink.on_message(message, raw)
+            self.sink.on_message(message, raw, related)
         finally:
             self._queued_done += 1
 
