@@ -134,13 +134,15 @@ def page_at(url: str, tag: str) -> Iterator[Any]:
 def test_calls_that_need_a_person_ask_in_the_page(kernel: str, tmp_path: Path) -> None:
     """By default (no setting): %mcp form works in Voilà and its Run asks for approval in the
     page; a cell's own call that needed a person while Voilà ran the notebook (nothing sent)
-    becomes a card whose Run makes it from the page, asking there."""
+    becomes a card whose Run makes it from the page, asking there. So does a call whose
+    server asked a question then (the policy answered it): its Run asks in the page."""
     cells = [
         "%load_ext mcp_notebook",
         f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
         "%mcp form demo.delete_penguins -o gone",
         "r = %mcp call demo.delete_penguins species=Gentoo",
-        "%mcp call demo.no_such_tool",
+        "%mcp call demo.add_observation",
+        "%mcp call demo.no_such_tool",  # last: Voilà runs no cell after an error
     ]
     with serve_voila(tmp_path, kernel, cells) as url, page_at(url, "form") as page:
         species = page.locator("select").first
@@ -158,6 +160,17 @@ def test_calls_that_need_a_person_ask_in_the_page(kernel: str, tmp_path: Path) -
         runs.nth(1).click()  # the cell's own call, made from the page
         page.locator("button.jupyter-button:not([disabled])", has_text="Approve").click(timeout=WAIT_MS)
         page.wait_for_function("() => document.body.innerText.includes('deleted 124 Gentoo')", timeout=WAIT_MS)
+
+        text = page.locator("body").inner_text()
+        assert "nothing recorded (the user chose decline)" in text  # the policy's answer, while Voilà ran it
+        assert "The server asked you something during this call" in text
+        runs.nth(2).click()  # made again from the page: the server's form shows there
+        species = page.get_by_label("Species *", exact=True)
+        species.select_option(label="Gentoo", timeout=WAIT_MS)
+        species.select_option(label="Chinstrap")
+        page.locator("button.jupyter-button", has_text="Accept").click()
+        page.wait_for_function("() => document.body.innerText.includes('recorded a')", timeout=WAIT_MS)
+        assert "recorded a female Chinstrap of 4000 g on" in page.locator("body").inner_text()
 
 
 def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:

@@ -33,7 +33,7 @@ from ..runtime.loop import on_loop_thread
 from ..runtime.steps import drive
 from ..runtime.textprogress import MapText, is_terminal
 from . import console
-from .modes import BLOCKED_NOTE, Mode, choose_mode
+from .modes import BLOCKED_NOTE, UNASKED_IN_VOILA, Mode, choose_mode
 from .questions import Approval, Login, Question
 from .steps import AWAITING, BLOCKING, Taker
 from .waiting import BlockingWaker, CardAnswer, Item, NextItem, Waiter, outcome, sigint_held, wake_pipe
@@ -198,6 +198,9 @@ class NotebookInteraction(Interaction):
         if mode.headless:
             if mode is Mode.HEADLESS_BLOCKED:
                 print(BLOCKED_NOTE, file=sys.stderr)
+            unasked = UNASKED_IN_VOILA.get()
+            if unasked is not None and not isinstance(question, Approval):  # approval: ToolDenied.unanswered
+                unasked.append(question.server)
             return question.headless(self)
         if on_loop_thread():
             # Waiting here for a person would block every connection (a bug: fail, not hang).

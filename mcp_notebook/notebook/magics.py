@@ -25,7 +25,7 @@ from ..runtime.client import Client, get_client
 from ..runtime.steps import drive
 from . import commands, display
 from .bridge import NotebookInteraction
-from .modes import in_voila, voila_before_page
+from .modes import UNASKED_IN_VOILA, in_voila, voila_before_page
 from .parsing import split
 from .steps import AWAITING, BLOCKING, Taker
 
@@ -35,10 +35,21 @@ __all__ = ["MCPMagics"]
 _USER_ERRORS = (ArgumentError, ConfigError, NotConnected, ToolDenied, UnknownServer, UnknownTool, UnknownPrompt)
 
 
-def _run_in_page(fn: Any, args: tuple[Any, ...]) -> Any:
-    """A call that needed a person while Voilà ran the notebook (nobody could answer, and
-    nothing was sent): a card to make it from the page, once the page is there. Its **Run**
-    makes the same call, and what it asks (approval, a form) shows in the card (forms.py)."""
+NOT_SENT = (
+    "This call needs you, and Voilà ran the notebook before this page could ask: press Run to make "
+    "it here (nothing was sent yet). The result shows below, and in _mcp_form."
+)
+ANSWERED_FOR_YOU = (
+    "The server asked you something during this call, and Voilà ran the notebook before this page "
+    "could show it, so the policy answered for you. Press Run to make the call again here and answer "
+    "it yourself. The result shows below, and in _mcp_form."
+)
+
+
+def _run_in_page(fn: Any, args: tuple[Any, ...], why: str = NOT_SENT) -> Any:
+    """A call that needed a person while Voilà ran the notebook (nobody could answer): a
+    card to make it from the page, once the page is there. Its **Run** makes the same call,
+    and what it asks (approval, a form) shows in the card (forms.py)."""
     from .forms import Form
 
     ctx, given = args[0], args[1]
@@ -46,8 +57,7 @@ def _run_in_page(fn: Any, args: tuple[Any, ...]) -> Any:
     typed = f"%mcp {fn.__name__} {' '.join(map(str, given))}" if isinstance(given, list) else f"%%mcp_call {given}"
     form = Form(
         typed,
-        "This call needs you, and Voilà ran the notebook before this page could ask: press Run to make "
-        "it here (nothing was sent yet). The result shows below, and in _mcp_form.",
+        why,
         {},
         None,
         lambda _: fn(*args),
@@ -269,10 +279,16 @@ class MCPMagics(Magics):
     async def _running(taker: Taker, fn: Any, *args: Any) -> Any:
         """A subcommand's value; a call it defers is taken blocking or awaited (steps.py).
         A user's mistake shows as a UsageError, a server's error as its one line."""
+        # Voilà before its page: what the servers ask meanwhile is answered by the policy, and
+        # the call is offered again from the page (where a person can answer).
+        unasked: list[str] = []
+        token = UNASKED_IN_VOILA.set(unasked) if voila_before_page() else None
         try:
             value = fn(*args)
             if isinstance(value, commands.Deferred):
                 value = await taker.take(value)
+            if unasked:
+                _run_in_page(fn, args, ANSWERED_FOR_YOU)
             return value
         except _USER_ERRORS as e:
             if isinstance(e, ToolDenied) and e.unanswered and voila_before_page():
@@ -281,7 +297,12 @@ class MCPMagics(Magics):
             raise UsageError(str(e)) from None
         except MCPError as e:
             _shown_in_voila(e, type(e).__name__)
+            if unasked:
+                _run_in_page(fn, args, ANSWERED_FOR_YOU)
             raise _one_line(e) from None
+        finally:
+            if token is not None:
+                UNASKED_IN_VOILA.reset(token)
 
 
 MCPMagics.mcp.__doc__ = (

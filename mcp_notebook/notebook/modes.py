@@ -62,6 +62,7 @@ __all__ = [
     "CONTROL_TARGET",
     "OUTSIDE_CELLS",
     "SHOWN_IN",
+    "UNASKED_IN_VOILA",
     "Mode",
     "choose_mode",
     "in_voila",
@@ -84,6 +85,9 @@ OUTSIDE_CELLS: contextvars.ContextVar[bool] = contextvars.ContextVar("outside_ce
 # Where cards and progress bars show in such a task (a form's Run: the form's output), since
 # it has no cell whose output a display() would reach; None: the cell's own output.
 SHOWN_IN: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar("shown_in", default=None)
+# What the servers asked during a cell's call while Voilà ran the notebook, before its page
+# could show a card (the policy answered): the magics set a list around a call, the asker adds.
+UNASKED_IN_VOILA: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("unasked", default=None)
 
 
 class Mode(str, enum.Enum):
