@@ -43,6 +43,8 @@ from .authserver import (
     register,
     token_request,
 )
+from .loggers import CORE as LOG
+from .text import printable
 from .tokens import TokenStore
 
 JSON = dict[str, Any]
@@ -229,6 +231,8 @@ class OAuth:
         request = LoginRequest(
             self.server, authorization_url(discovery, query), query["redirect_uri"], discovery.issuer, scopes
         )
+        issuer = printable(discovery.issuer)  # the server's text
+        LOG.info("%s: a person is asked to log in (authorization server %s, scopes %s)", self.server, issuer, scopes)
         iss_required = discovery.metadata.get("authorization_response_iss_parameter_supported") is True
         form = {
             "grant_type": "authorization_code",
@@ -239,6 +243,7 @@ class OAuth:
         }
         self._tokens = Tokens.from_response(await token_request(http, self.server, discovery, client, form))
         self._save()
+        LOG.info("%s: logged in (authorization server %s)", self.server, printable(discovery.issuer))
 
     async def _refresh_or_forget(self) -> bool:
         """True when a refresh worked; else the tokens are dropped (a login is needed)."""
@@ -252,11 +257,13 @@ class OAuth:
                     "resource": discovery.resource}  # fmt: skip
             answer = await token_request(http, self.server, discovery, client, form)
             self._tokens = Tokens.from_response(answer, self._tokens)
-        except (AuthError, httpx.HTTPError):
+        except (AuthError, httpx.HTTPError) as e:
+            LOG.info("%s: the token could not be renewed (%s): a login is needed", self.server, type(e).__name__)
             self._tokens = None
             self._save()
             return False
         self._save()
+        LOG.info("%s: token renewed", self.server)
         return True
 
     # -- discovery and registration ----------------------------------------------------

@@ -34,6 +34,8 @@ from .history import NOT_RECORDING, Call, Recorder
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listeners import Listeners, NotificationListener, TaggedListener
 from .listings import Listings
+from .loggers import CORE as LOG
+from .loggers import DEBUG, wire
 from .messages import excerpt, malformed
 from .pending import REQUEST_TAG, Answer, Pending, PendingRequests, ProgressCallback, Waker
 from .protocol import INVALID_REQUEST
@@ -192,7 +194,7 @@ class ClientSession:
             message["params"] = params
         pending = self._requests.add(rid, method, self.request_timeout if timeout is ... else timeout, future)
         pending.on_progress, pending.params, pending.tag = on_progress, params, REQUEST_TAG.get()
-        pending.call = self.recorder.sent(message)  # history: references only, read lazily
+        pending.call = self._sent(message)  # history: references only, read lazily
         return message, pending
 
     def _give_up(self, pending: Pending, error: BaseException | None) -> JSON | None:
@@ -338,10 +340,16 @@ class ClientSession:
         error = RequestCancelled(f"{pending.method} to server {self.name!r} was cancelled; the server was told")
         self._requests.settle(pending, error=error)
 
+    def _sent(self, message: JSON) -> Call | None:
+        """A message about to go: into the history, and the log (its entry in the history)."""
+        if LOG.isEnabledFor(DEBUG):
+            wire(self.name, "→", message)
+        return self.recorder.sent(message)
+
     async def _send_quietly(self, message: JSON) -> None:
         """Send a notice or a reply on the loop; a connection that is gone is not an error here."""
         if not self.closed:
-            self.recorder.sent(message)
+            self._sent(message)
             try:
                 await self.transport.send(message)
             except MCPError:
@@ -352,7 +360,7 @@ class ClientSession:
         if self.closed:
             return
         if self._blocking is not None:
-            self.recorder.sent(message)  # (the other way, _send_quietly records it)
+            self._sent(message)  # (the other way, _send_quietly records it)
             try:
                 self._blocking.send_nowait(message)
             except MCPError:
@@ -366,7 +374,7 @@ class ClientSession:
         message: JSON = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
-        self.recorder.sent(message)
+        self._sent(message)
         await self.transport.send(message)
 
     async def ping(self, timeout: float | EllipsisType | None = ...) -> None:
@@ -378,6 +386,8 @@ class ClientSession:
 
     def on_message(self, message: JSON, raw: Raw | None = None, related: int | str | None = None) -> None:
         self.recorder.received(message, raw)  # the history: the line as read (a big one elided), decoded on view
+        if LOG.isEnabledFor(DEBUG):
+            wire(self.name, "←", message)
         try:
             # Checked here, once, for every transport: what passes has the types dispatch reads.
             problem = malformed(message)
@@ -511,21 +521,6 @@ class ClientSession:
         task = asyncio.ensure_future(awaitable)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-
-    # -- listings ----------------------------------------------------------------------
-
-    def cached(self, key: str) -> list[JSON] | None:
-        """The cached listing, or None when it was never fetched or has changed since."""
-        return self.listings.cached(key)
-
-    async def list_all(self, key: str, *, refresh: bool = False) -> list[JSON]:
-        """Every item of a listing (``tools``, ``resources``, ``resourceTemplates``,
-        ``prompts``), following ``nextCursor`` to the end; cached until list_changed."""
-        return await self.listings.list_all(key, refresh=refresh)
-
-    def dropped_tools_notice(self) -> str | None:
-        """Once per tools listing that left tools out (invalid x-mcp-header): a line saying so."""
-        return self.listings.dropped_notice()
 
 
 def _shortest(a: float | None, b: float | None) -> float | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.history import shown
+from ..core.loggers import NOTEBOOK as LOG
 from ..core.text import escape, printable
 
 __all__ = ["Record"]
@@ -40,6 +41,7 @@ class Record:
 
     def settle(self, outcome: str, by: str | None, answer: list[tuple[str, Any]] | None = None) -> None:
         self.outcome, self.by, self.answer, self.at = outcome, by, answer or [], time.strftime("%H:%M:%S")
+        LOG.info("%s %s", printable(self.asked), printable(self.ending()))  # not the values: they may be secret
 
     def ending(self) -> str:
         who = f" by {self.by}" if self.by else ""

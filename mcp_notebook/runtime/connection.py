@@ -17,11 +17,13 @@ from typing import Any, TypeVar
 
 from ..core.config import ServerConfig
 from ..core.era import is_modern, legacy_sse_answer
+from ..core.loggers import RUNTIME as LOG
 from ..core.oauth import LoginRequest, OAuth, OAuthSettings
 from ..core.protocol import UNSUPPORTED_PROTOCOL_VERSION
 from ..core.session import ClientSession, ProgressCallback
 from ..core.subscriptions import UPDATED
 from ..core.tasks import EXTENSION as TASKS_EXTENSION
+from ..core.text import printable
 from ..core.transports import (
     AuthChallenge,
     HttpStatusError,
@@ -186,6 +188,7 @@ class Connection:
                 return await self._connect_with(kind)
         except BaseException as e:
             error = self._startup_error(e, timeout, transport)
+            LOG.info("%s: could not connect: %s", self.name, error or "cancelled")
             await session.close()
             self.fail(str(error) if error else "cancelled while connecting")
             if isinstance(error, LoginRequired):
@@ -195,6 +198,8 @@ class Connection:
             raise error from None
         self.protocol_seen = session.protocol_version
         self.status = Status.CONNECTED
+        LOG.info("%s: connected over %s (%s), protocol %s (%s)", self.name, kind, transport.describe(),
+                 session.protocol_version, printable(str(session.era_note)))  # fmt: skip
         await self.listening.resubscribe(session, timeout)
 
     def _protocol_for(self, kind: str) -> str:
@@ -429,6 +434,7 @@ class Connection:
                 return  # another caller renewed it already
             if old is not None:
                 await old.close()
+            LOG.info("%s: reconnecting (%s)", self.name, "the server ended the session" if old else "not connected")
             await self._connect_with(self.transport_name)  # it subscribes again
 
     async def _renew_quietly(self, old: ClientSession) -> None:
@@ -451,14 +457,15 @@ class Connection:
         """A whole listing; ``refresh=None``: refetch only if one is cached (it may be stale)."""
 
         def op(s: ClientSession) -> Coroutine[Any, Any, list[JSON]]:
-            return s.list_all(kind, refresh=s.cached(kind) is not None if refresh is None else refresh)
+            listings = s.listings
+            return listings.list_all(kind, refresh=listings.cached(kind) is not None if refresh is None else refresh)
 
         return await self.with_session(op, f"{kind}/list")
 
     def cached(self, kind: str) -> list[JSON] | None:
         """The cached listing, if there is one (safe from any thread)."""
         session = self.session
-        return session.cached(kind) if session else None
+        return session.listings.cached(kind) if session else None
 
     # -- caching hints (modern) --------------------------------------------------------
 

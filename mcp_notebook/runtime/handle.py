@@ -147,7 +147,7 @@ class Server(ServerFacts):
         """Once per tools listing that left tools out (their x-mcp-header annotations are
         invalid, the spec's rule for HTTP): one line saying how many and why."""
         session = self.connection.session
-        return session.dropped_tools_notice() if session else None
+        return session.listings.dropped_notice() if session else None
 
     def tool_schemas(self, format: str = "openai") -> list[JSON]:
         """The tools as function-calling schemas for a model SDK: ``"openai"`` (``{"type":
