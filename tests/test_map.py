@@ -26,8 +26,8 @@ from test_remote import free_port, running, serve
 from mcp_notebook import ApprovalRequest, Client, ToolDenied
 from mcp_notebook.core.backoff import Backoff, retryable
 from mcp_notebook.errors import ArgumentError, NotSent, RequestTimeout, RPCError, ServerExited
-from mcp_notebook.runtime.bulk import MapProgress
 from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
+from mcp_notebook.runtime.mapprogress import MapProgress
 from mcp_notebook.runtime.rows import CHUNK
 
 SERVERS_DIR = os.path.join(os.path.dirname(__file__), "servers")

@@ -15,8 +15,8 @@ import pexpect
 from test_terminal import environment, plain
 
 from mcp_notebook import Client
-from mcp_notebook.runtime.bulk import MapProgress
 from mcp_notebook.runtime.interaction import ConsoleInteraction
+from mcp_notebook.runtime.mapprogress import MapProgress
 from mcp_notebook.runtime.textprogress import MapText
 
 DEMO = (sys.executable, ["-m", "mcp_notebook.demo"])

@@ -1,15 +1,20 @@
 """Opening a session: which era the server speaks (era.py), then ``server/discover``
-adopted or the legacy ``initialize`` handshake run. The session does the sending."""
+adopted or the legacy ``initialize`` handshake run. The session does the sending, through
+the ``Peer`` seam; what the opening found goes into a ``Found`` the session keeps (filled as
+it goes, so that a failed opening still says how far it got)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from types import EllipsisType
+from typing import Any, Protocol
 
 from ..errors import ProtocolError, RequestTimeout, RPCError
 from . import era
 from .history import Call
+from .pending import ProgressCallback
 from .protocol import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -23,10 +28,57 @@ from .protocol import (
 from .text import clipped
 from .transports.httpbase import AuthChallenge, HttpStatusError
 
-if TYPE_CHECKING:
-    from .session import ClientSession
-
 JSON = dict[str, Any]
+
+
+class Clocks(Protocol):
+    @property
+    def stopped_for(self) -> float:
+        """Seconds the session's clocks stood still (a person logging in)."""
+        ...
+
+
+class Peer(Protocol):
+    """What opening a session needs of the session."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def client_info(self) -> JSON: ...
+    @property
+    def declared_capabilities(self) -> JSON: ...
+    @property
+    def modern_capabilities(self) -> JSON: ...
+    @property
+    def clocks(self) -> Clocks: ...
+
+    async def request(
+        self,
+        method: str,
+        params: JSON | None = None,
+        *,
+        timeout: float | EllipsisType | None = ...,
+        on_progress: ProgressCallback | None = None,
+        on_start: Callable[[int | str, Call | None], None] | None = None,
+    ) -> JSON: ...
+
+    def adopt(self, version: str, result: JSON) -> None:
+        """Speak modern ``version`` from now on."""
+        ...
+
+    async def initialized(self, version: str, result: JSON) -> None:
+        """The legacy handshake's end: speak ``version``."""
+        ...
+
+
+@dataclass
+class Found:
+    """What opening a session found: how its era was chosen (``%mcp status``), and its
+    ``initialize`` in the history (a legacy HTTP+SSE server refuses it: the runtime notes it)."""
+
+    era_note: str | None = None
+    initialize_call: Call | None = None
+
 
 # How long auto waits for a server/discover answer before taking silence for a legacy
 # server (at most half the startup timeout). Known legacy servers answer with an error at
@@ -38,14 +90,14 @@ PROBE_TIMEOUT = 3.0
 LEGACY_REFUSALS = (INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION)
 
 
-async def open_session(session: ClientSession, timeout: float | None, protocol: str) -> JSON:
+async def open_session(session: Peer, timeout: float | None, protocol: str, found: Found) -> JSON:
     """``auto`` probes with ``server/discover`` and falls back to ``initialize``;
     ``legacy`` or a legacy version runs ``initialize`` only; a modern version is spoken as
     given (an error if the server does not). The whole start keeps within ``timeout``."""
     if protocol == "legacy" or protocol in SUPPORTED_PROTOCOL_VERSIONS:
-        session.era_note = f"{protocol} asked: initialize, no probe"
+        found.era_note = f"{protocol} asked: initialize, no probe"
         try:
-            return await initialize(session, timeout, None if protocol == "legacy" else protocol)
+            return await initialize(session, timeout, None if protocol == "legacy" else protocol, found)
         except RPCError as e:
             raise _legacy_refused(session.name, protocol, e) from None
     pinned = protocol != "auto"
@@ -81,7 +133,7 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
             verdict = era.after_discover(result, session.name)
             heard = "server/discover answered"
             if verdict.era == "modern":
-                session.era_note = f"{before}{heard}: modern"
+                found.era_note = f"{before}{heard}: modern"
                 session.adopt(verdict.version or version, result)
                 return result
             if pinned:
@@ -97,24 +149,24 @@ async def open_session(session: ClientSession, timeout: float | None, protocol: 
         if verdict.era == "retry" and verdict.version:
             version, before = verdict.version, f"{heard} naming {verdict.version}; "
             continue
-        session.era_note = f"{before}{heard}: {verdict.era}"
+        found.era_note = f"{before}{heard}: {verdict.era}"
         if verdict.era == "modern":
             session.adopt(verdict.version or version, {})
             return {}
         try:
-            return await initialize(session, _left(deadline, session), None)
+            return await initialize(session, _left(deadline, session), None, found)
         except RPCError as e:
             # A probe that timed out here but reached a slow starter locked it modern: its
             # -32022 names the versions; probe once more.
             shared = [v for v in MODERN_PROTOCOL_VERSIONS if v in era.supported_versions(e)]
             if e.code != UNSUPPORTED_PROTOCOL_VERSION or not shared or attempt:
                 raise
-            version, before = shared[0], f"{session.era_note}; initialize answered {e.code}; "
+            version, before = shared[0], f"{found.era_note}; initialize answered {e.code}; "
     raise ProtocolError(f"server {session.name!r} did not settle on a protocol version")  # pragma: no cover
 
 
 async def discover(
-    session: ClientSession,
+    session: Peer,
     version: str,
     timeout: float | None,
     on_start: Callable[[int | str, Call | None], None] | None = None,
@@ -137,7 +189,7 @@ def _probe_outcome(verdict: era.Verdict, heard: str) -> str:
     return f"{verdict.era} server ({heard})"
 
 
-async def initialize(session: ClientSession, timeout: float | None, version: str | None) -> JSON:
+async def initialize(session: Peer, timeout: float | None, version: str | None, found: Found | None = None) -> JSON:
     """The legacy handshake, offering ``version`` (default: the newest legacy one)."""
     params = {
         "protocolVersion": version or LATEST_PROTOCOL_VERSION,
@@ -146,7 +198,8 @@ async def initialize(session: ClientSession, timeout: float | None, version: str
     }
 
     def started(_: int | str, call: Call | None) -> None:
-        session.initialize_call = call  # refused by a legacy HTTP+SSE server, auto notes it (Connection)
+        if found is not None:
+            found.initialize_call = call
 
     result = await session.request("initialize", params, timeout=timeout, on_start=started)
     answered = result.get("protocolVersion")
@@ -182,13 +235,13 @@ def _legacy_refused(server: str, protocol: str, error: RPCError) -> RPCError:
     return RPCError(error.code, message, error.data, http_status=error.http_status)
 
 
-def _now(session: ClientSession) -> float:
+def _now(session: Peer) -> float:
     """The session's time: it stands still while a person logs in (pending.py)."""
     return time.monotonic() - session.clocks.stopped_for
 
 
-def _left(deadline: float | None, session: ClientSession) -> float | None:
+def _left(deadline: float | None, session: Peer) -> float | None:
     return None if deadline is None else max(deadline - _now(session), 0.001)
 
 
-__all__ = ["PROBE_TIMEOUT", "discover", "initialize", "open_session"]
+__all__ = ["PROBE_TIMEOUT", "Found", "Peer", "discover", "initialize", "open_session"]

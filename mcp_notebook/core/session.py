@@ -66,8 +66,7 @@ class ClientSession:
         self.request_timeout = request_timeout
         self.client_info = client_info or CLIENT_INFO
         self.protocol_version: str | None = None
-        self.era_note: str | None = None  # how the era was chosen (handshake.py), for %mcp status
-        self.initialize_call: Call | None = None  # its initialize in the history (handshake.py)
+        self.found = handshake.Found()  # how the era was chosen, its initialize (handshake.py)
         self._meta: JSON | None = None  # modern era: what every request carries in _meta
         self._log_level: str | None = None
         self.server_info: JSON = {}
@@ -119,7 +118,7 @@ class ClientSession:
         await self.transport.start(self)
         self.declared_capabilities = self.handlers.capabilities()
         self.modern_capabilities = era.with_extensions(self.declared_capabilities, self.extensions)
-        return await handshake.open_session(self, timeout, protocol)
+        return await handshake.open_session(self, timeout, protocol, self.found)
 
     def adopt(self, version: str, result: JSON) -> None:
         """Speak modern ``version`` from now on (every request carries the _meta), with

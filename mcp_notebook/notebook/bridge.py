@@ -27,9 +27,9 @@ from ..core.oauth import LoginRequest
 from ..core.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled
 from ..runtime import login
-from ..runtime.bulk import MapProgress
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start
 from ..runtime.loop import on_loop_thread
+from ..runtime.mapprogress import MapProgress
 from ..runtime.steps import drive
 from ..runtime.textprogress import MapText, is_terminal
 from . import console

@@ -17,7 +17,6 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.backoff import Backoff, retryable
@@ -25,11 +24,11 @@ from ..core.pending import REQUEST_TAG
 from ..core.types import content_text
 from ..errors import ArgumentError, InvalidArguments, NotConnected, ServerExited
 from .interaction import Interaction
+from .mapprogress import MapProgress
 from .rows import RowSource
 
 __all__ = [
     "GRACE_S",
-    "MapProgress",
     "MapRun",
     "OnError",
     "check_explode",
@@ -106,65 +105,6 @@ def row_record(fields: JSON | None, error: str | None, elapsed_s: float | None) 
     return fields
 
 
-@dataclass
-class MapProgress:
-    """Where a map stands (what a progress display shows); ``cancel()`` from any thread."""
-
-    total: int | None
-    done: int = 0
-    errors: int = 0
-    started: float = field(default_factory=time.monotonic)
-    finished: bool = False
-    cancelled: bool = False
-    _cancel: Callable[[], None] | None = field(default=None, repr=False)
-
-    @property
-    def elapsed_s(self) -> float:
-        return time.monotonic() - self.started
-
-    @property
-    def rate(self) -> float | None:
-        """Rows per second so far."""
-        return self.rate_after(self.elapsed_s)
-
-    @property
-    def eta_s(self) -> float | None:
-        return self.eta_after(self.elapsed_s)
-
-    def rate_after(self, elapsed_s: float) -> float | None:
-        return self.done / elapsed_s if self.done and elapsed_s > 0 else None
-
-    def eta_after(self, elapsed_s: float) -> float | None:
-        rate = self.rate_after(elapsed_s)
-        return (self.total - self.done) / rate if rate and self.total is not None else None
-
-    def describe(self, elapsed_s: float | None = None) -> str:
-        """One line: ``412/1,000 rows, 38.2/s, ETA 15s, 3 errors`` (``elapsed_s``: the time
-        since the start by the caller's clock; by default, since ``started``)."""
-        total = f"/{self.total:,}" if self.total is not None else ""
-        return f"{self.done:,}{total} rows, {self.note(elapsed_s)}"
-
-    def note(self, elapsed_s: float | None = None) -> str:
-        """What a progress bar adds to its count: ``38.2/s, ETA 15s, 3 errors``."""
-        elapsed = self.elapsed_s if elapsed_s is None else elapsed_s
-        rate, eta = self.rate_after(elapsed), self.eta_after(elapsed)
-        parts = []
-        if rate:
-            parts.append(f"{rate:.1f}/s")
-        if eta is not None and self.done != self.total and not self.finished:
-            parts.append(f"ETA {eta:.0f}s")
-        parts.append(f"{self.errors:,} error{'s' if self.errors != 1 else ''}")
-        if self.cancelled:
-            parts.append("cancelled")
-        return ", ".join(parts)
-
-    def cancel(self) -> None:
-        """Stop the map: what is in flight is cancelled on the server, the rest is not sent."""
-        self.cancelled = True
-        if self._cancel is not None:
-            self._cancel()
-
-
 Call = Callable[[JSON], Awaitable[JSON]]  # a row's arguments -> its result_fields
 
 
@@ -223,7 +163,7 @@ class MapRun:
         def cancel() -> None:
             loop.call_soon_threadsafe(stop.set)
 
-        self.progress._cancel = cancel
+        self.progress.cancel_with(cancel)
         if self.progress.cancelled:
             stop.set()
         try:

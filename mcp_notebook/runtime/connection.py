@@ -130,7 +130,7 @@ class Connection:
             except (HttpStatusError, RPCError) as e:
                 if not legacy_sse_answer(e):
                     raise
-                refused = self.session.initialize_call if self.session is not None else None
+                refused = self.session.found.initialize_call if self.session is not None else None
                 if refused is not None and refused.error is not None:
                     # Expected, as the era probe's refusal is: the history says what it meant.
                     status = e.http_status if isinstance(e, RPCError) else e.status
@@ -199,7 +199,7 @@ class Connection:
         self.protocol_seen = session.protocol_version
         self.status = Status.CONNECTED
         LOG.info("%s: connected over %s (%s), protocol %s (%s)", self.name, kind, transport.describe(),
-                 session.protocol_version, printable(str(session.era_note)))  # fmt: skip
+                 session.protocol_version, printable(str(session.found.era_note)))  # fmt: skip
         await self.listening.resubscribe(session, timeout)
 
     def _protocol_for(self, kind: str) -> str:

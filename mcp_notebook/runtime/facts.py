@@ -84,7 +84,7 @@ class ServerFacts:
     def era_note(self) -> str | None:
         """How the last connect chose the protocol era (what server/discover answered)."""
         session = self.connection.session
-        return session.era_note if session else None
+        return session.found.era_note if session else None
 
     @property
     def request_timeout(self) -> float | None:

@@ -24,7 +24,6 @@ from ..core.validation import arguments_check, check_prompt_arguments, check_str
 from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
 from .bulk import (
     GRACE_S,
-    MapProgress,
     MapRun,
     OnError,
     check_explode,
@@ -39,6 +38,7 @@ from .context import DEFAULT, Runtime
 from .facts import ServerFacts
 from .functions import Tools
 from .listening import Listener
+from .mapprogress import MapProgress
 from .params import (
     complete_params,
     did_you_mean,

@@ -26,7 +26,7 @@ from .terminal import StdinEnded, Wake, read_line, stdin_is_terminal
 from .textprogress import MapText
 
 if TYPE_CHECKING:
-    from .bulk import MapProgress
+    from .mapprogress import MapProgress
 
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]

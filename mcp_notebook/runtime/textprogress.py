@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..core.text import printable
 
 if TYPE_CHECKING:
-    from .bulk import MapProgress
+    from .mapprogress import MapProgress
 
 __all__ = ["MapText", "PeriodicLine", "ProgressLine", "count", "is_terminal"]
 
