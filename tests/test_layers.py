@@ -14,7 +14,8 @@ takes a *name* from its package's ``__init__`` (``from . import Thing``) does de
 
 Layers, lowest first; a module may import its own layer and those below:
 - core: mcp_notebook/core/, errors.py (the exceptions every layer raises; its names are
-  public at the package root) and version.py (``__version__``, which the root re-exports);
+  public at the package root) and version.py (``__version__``, which the root re-exports).
+  These two import nothing of ours (checked);
 - runtime: mcp_notebook/runtime/;
 - notebook: mcp_notebook/notebook/;
 - wiring: mcp_notebook/__init__.py, which wires the notebook's renderers into the core's seam
@@ -315,6 +316,17 @@ def test_imports_point_down_the_layers() -> None:
                     f"and may import only {', '.join(sorted(MAY_IMPORT[mine]))}"
                 )
     assert not problems, "\n".join(problems)
+
+
+def test_errors_and_version_import_nothing_of_ours() -> None:
+    """Every module raises the exceptions (and may take the version): the modules holding
+    them sit below everything and import none of the package's modules."""
+    found = [
+        f"{modules()[e.source].where}:{e.line}: imports {e.target}"
+        for name in (f"{PACKAGE}.errors", f"{PACKAGE}.version")
+        for e in imports(modules()[name], typing_too=True)
+    ]
+    assert not found, "\n".join(found)
 
 
 def test_the_core_never_imports_the_package_root() -> None:
