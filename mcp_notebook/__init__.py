@@ -9,10 +9,6 @@ In IPython or Jupyter: ``%load_ext mcp_notebook``.
 
 from __future__ import annotations
 
-# The one place the version is written (pyproject reads it). Above the imports: modules
-# below read it while this file may still be running them.
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
 
 from .core.views import use as use_views
@@ -39,6 +35,7 @@ from .errors import (
     UnknownServer,
     UnknownTool,
 )
+from .version import __version__ as __version__
 
 # Imported on first use: `import mcp_notebook` must stay cheap.
 _LAZY = {

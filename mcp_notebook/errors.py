@@ -26,14 +26,17 @@
 
 Messages are one line, say what happened and what to do, and never contain secrets.
 A message may quote a server's text: ``str(error)`` shows its control characters as
-escapes (see core/text.py); attributes such as ``RPCError.message`` keep it as sent.
+escapes (``printable``, below); attributes such as ``RPCError.message`` keep it as sent.
+
+This module imports nothing of the package: every module may import it. So ``printable``,
+which every error's ``str()`` needs, is defined here; core/text.py, the home of showing a
+server's text safely, re-exports it and says what it does and why.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
-
-from .core.text import printable
 
 __all__ = [
     "MCPError",
@@ -58,7 +61,28 @@ __all__ = [
     "RequestCancelled",
     "RPCError",
     "ConfigWarning",
+    "CONTROL",
+    "printable",
 ]
+
+# What printable() never lets through (newline and tab are kept).
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_STYLE = re.compile("\x1b\\[[0-9;:]{0,32}m")
+
+
+def _shown(match: re.Match[str]) -> str:
+    return repr(match.group())[1:-1]  # '\x1b' -> \x1b, '\r' -> \r, '\u202e' -> \u202e
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters shown as escapes (see core/text.py)."""
+    if not CONTROL.search(text):
+        return text  # the usual case: nothing to do
+    if "\x1b" in text:
+        text = _STYLE.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    return CONTROL.sub(_shown, text)
 
 
 class MCPError(Exception):

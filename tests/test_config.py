@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -21,6 +23,7 @@ from mcp_notebook import (
     Status,
     load_config,
 )
+from mcp_notebook.core import configschema
 from mcp_notebook.core.config import parse_config
 from mcp_notebook.core.scopes import (
     CONFIG_DIR_ENV,
@@ -118,6 +121,130 @@ def test_malformed_files_name_file_and_key(tmp_path: Path, content: str, expecte
         load_config(path)
     assert str(info.value).startswith(str(path))
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({"command": "x", "args": ["-m", 3]}, r"mcpServers\.s\.args\[1\]: must be a string, not int$"),
+        ({"command": "x", "env": {"A": "1", "B": [2]}}, r"mcpServers\.s\.env\.B: must be a string$"),
+        ({"command": "x", "env": ["A=1"]}, r"mcpServers\.s\.env: must be an object of strings$"),
+        ({"command": "x", "cwd": ["/tmp"]}, r"mcpServers\.s\.cwd: must be a string, not list$"),
+        ({"url": "https://h/mcp", "headers": {"X": None}}, r"mcpServers\.s\.headers\.X: must be a string$"),
+        ({"url": "https://h/mcp", "oauth": {"clientId": 7}}, r"mcpServers\.s\.oauth\.clientId: must be a string$"),
+        (
+            {"url": "https://h/mcp", "oauth": {"redirectPort": 70000}},
+            r"mcpServers\.s\.oauth\.redirectPort: must be a port",
+        ),
+        ({"url": "https://h/mcp", "oauth": "x"}, r"mcpServers\.s\.oauth: must be an object$"),
+        ({"url": 3}, r"mcpServers\.s\.url: must be a string, not int$"),
+        ({"type": "http"}, r"mcpServers\.s\.url: missing; it is required$"),
+        ({"transport": "ws", "url": "x"}, r"mcpServers\.s\.transport: unknown transport 'ws'; use stdio, http or sse$"),
+        ({"disabled": False}, r"mcpServers\.s: needs a command \(a stdio server\) or a url"),
+    ],
+)
+def test_a_wrong_value_at_a_nested_key_names_its_path(tmp_path: Path, entry: dict, expected: str) -> None:  # type: ignore[type-arg]
+    path = tmp_path / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"ok": {"command": "x"}, "s": entry}}))
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))}: {expected}") as info:
+        load_config(path)
+    assert "\n" not in str(info.value)
+
+
+def test_vs_code_and_the_local_scope_name_their_own_paths(tmp_path: Path, project: Path) -> None:
+    vscode = tmp_path / "mcp.json"
+    vscode.write_text('{"servers": {"s": {"type": "stdio", "command": "x", "args": [true]}}}')
+    with pytest.raises(
+        ConfigError, match=rf"^{re.escape(str(vscode))}: servers\.s\.args\[0\]: must be a string, not bool$"
+    ):
+        load_config(vscode)
+    user_file().parent.mkdir(parents=True)
+    elsewhere = {"mcpServers": {"t": {"command": 1}}}  # another project's: not read here, so not checked
+    user_file().write_text(json.dumps({"projects": {str(project): {"mcpServers": {"s": {"command": "x", "timeout": 0}}},
+                                                    "/elsewhere": elsewhere}}))  # fmt: skip
+    where = re.escape(f"{user_file()}: projects[{project}]: mcpServers.s.timeout")
+    with pytest.raises(ConfigError, match=rf"^{where}: must be a number above 0, not 0$"):
+        load_scopes()
+    user_file().write_text(json.dumps({"projects": {str(project): {"mcpServers": {"s": {"command": "x"}}},
+                                                    "/elsewhere": elsewhere}}))  # fmt: skip
+    assert list(load_scopes()) == ["s"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"name": "a b", "command": "x"}, "invalid server name 'a b': use letters, digits, '-', '_' and '.' (no '__')"),
+        (
+            {"command": "x", "startup_timeout": -1},
+            "server 's': startup_timeout must be a number of seconds above 0, not -1",
+        ),
+        (
+            {"command": "x", "request_timeout": True},
+            "server 's': request_timeout must be a number of seconds above 0, not True",
+        ),
+        ({"transport": "ws", "url": "u"}, "server 's': unknown transport 'ws'; use stdio, http, sse or auto"),
+        ({"command": "x", "protocol": "2026"}, "server 's': unknown protocol '2026'; use auto, legacy, 2026-07-28"),
+        (
+            {"transport": "sse", "url": "u", "protocol": "2026-07-28"},
+            "server 's': protocol 2026-07-28 has no legacy SSE",
+        ),
+        ({"transport": "stdio"}, "server 's': a stdio server needs a command"),
+        ({"transport": "http", "url": ""}, "server 's': an http server needs a url"),
+    ],
+)
+def test_a_server_config_made_in_python_is_checked_too(fields: dict[str, object], expected: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        ServerConfig(**{"name": "s", **fields})  # type: ignore[arg-type]
+    assert str(info.value).startswith(expected)
+
+
+def test_the_config_schemas_are_valid_and_every_rule_says_what_is_wrong() -> None:
+    """A rule without words would fall back to a generic message: each keyword that can fail,
+    in every subschema, has a ``message`` (configschema.py), and each ``additionalProperties:
+    false`` an ``ignored``. The insides of if, anyOf and not only decide: the keyword holding
+    them speaks."""
+    import jsonschema
+
+    rules = {"type", "enum", "const", "pattern", "minimum", "maximum", "exclusiveMinimum", "minLength", "required",
+             "anyOf", "not"}  # fmt: skip
+    inside = ("items", "additionalProperties", "propertyNames", "then", "else")
+    missing = []
+
+    def walk(schema: object, where: str) -> None:
+        if not isinstance(schema, dict):
+            return
+        message = schema.get("message")
+        for rule in sorted(rules & set(schema)):
+            if not (isinstance(message, str) or (isinstance(message, dict) and rule in message)):
+                missing.append(f"{where}: {rule}")
+        if schema.get("additionalProperties") is False and "*" not in schema.get("ignored", {}):
+            missing.append(f"{where}: additionalProperties")
+        for name, sub in schema.get("properties", {}).items():
+            walk(sub, f"{where}.{name}")
+        for i, sub in enumerate(schema.get("allOf", [])):
+            walk(sub, f"{where}/allOf[{i}]")
+        for key in inside:
+            walk(schema.get(key), f"{where}/{key}")
+
+    for name in ("CLAUDE_CODE", "VS_CODE", "SERVER_CONFIG", "SERVER_NAME"):
+        jsonschema.Draft202012Validator.check_schema(getattr(configschema, name))
+        walk(getattr(configschema, name), name)
+    for kind, schema in configschema.SERVERS.items():
+        jsonschema.Draft202012Validator.check_schema(schema)
+        walk(schema, f"SERVERS[{kind}]")
+    assert not missing, missing
+
+
+def test_jsonschema_is_imported_when_a_file_is_read_not_before(tmp_path: Path) -> None:
+    path = tmp_path / ".mcp.json"
+    path.write_text('{"mcpServers": {"s": {"command": "x"}}}')
+    code = (
+        "import sys\nfrom mcp_notebook.core import config, scopes\n"
+        "print('jsonschema' in sys.modules)\n"
+        f"config.load_config({str(path)!r})\nprint('jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
 
 
 def test_missing_file() -> None:

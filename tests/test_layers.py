@@ -14,14 +14,14 @@ takes a *name* from its package's ``__init__`` (``from . import Thing``) does de
 ``__init__``, and a circle through it is reported.
 
 Layers, lowest first; a module may import its own layer and those below:
-- core: mcp_notebook/core/ and errors.py (the exceptions every layer raises; it uses
-  core/text.py only, and its names are public at the package root);
+- core: mcp_notebook/core/, errors.py (the exceptions every layer raises; its names are
+  public at the package root) and version.py (``__version__``, which the root re-exports).
+  These two import nothing of ours (checked);
 - runtime: mcp_notebook/runtime/;
 - notebook: mcp_notebook/notebook/;
 - wiring: mcp_notebook/__init__.py, which wires the notebook's renderers into the core's seam
-  (core/views.py) and re-exports the public API. Below it, modules may take the root's dunder
-  metadata (``from .. import __version__``): a literal the root assigns before its first import
-  (checked), so reading it never reaches the wiring.
+  (core/views.py) and re-exports the public API. No layer below imports it, not even for
+  metadata: the core never reaches the root (checked with type-checking imports too).
 - dask: mcp_notebook/dask.py, the Dask integration (an optional extra): it runs the runtime's
   map on a cluster's workers, so it sits on core and runtime and no layer imports it;
 - demo: mcp_notebook/demo/, a standalone MCP server (the ``mcp`` SDK's): it imports none of
@@ -48,6 +48,7 @@ MAX_LINES = 550
 LAYERS = {
     "mcp_notebook": "wiring",
     "mcp_notebook.errors": "core",
+    "mcp_notebook.version": "core",
     "mcp_notebook.core": "core",
     "mcp_notebook.runtime": "runtime",
     "mcp_notebook.notebook": "notebook",
@@ -239,16 +240,8 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not _dunder(name)
 
 
-def _metadata_of_the_root(edge: Import) -> bool:
-    """``from mcp_notebook import __version__``: package metadata, not the wiring."""
-    return edge.target == PACKAGE and bool(edge.names) and all(_dunder(n) for n in edge.names)
-
-
 def graph(*, typing_too: bool = False) -> dict[str, list[Import]]:
-    return {
-        name: [e for e in imports(m, typing_too=typing_too) if e.target != name and not _metadata_of_the_root(e)]
-        for name, m in modules().items()
-    }
+    return {name: [e for e in imports(m, typing_too=typing_too) if e.target != name] for name, m in modules().items()}
 
 
 def layer(name: str) -> str | None:
@@ -328,33 +321,30 @@ def test_imports_point_down_the_layers() -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_the_roots_metadata_is_set_before_it_imports_anything() -> None:
-    """Modules below take ``__version__`` from the root while the root may still be running
-    its imports (Python runs it first): it must be assigned above them."""
-    wanted = {
-        n for m in modules().values() for e in imports(m, typing_too=True) if _metadata_of_the_root(e) for n in e.names
-    }
-    root = modules()[PACKAGE].tree.body
-    first_import = next(
-        (
-            i
-            for i, node in enumerate(root)
-            if isinstance(node, (ast.Import, ast.ImportFrom))
-            and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
-        ),
-        len(root),
-    )
-    assigned = {
-        t.id
-        for node in root[:first_import]
-        if isinstance(node, ast.Assign)
-        for t in node.targets
-        if isinstance(t, ast.Name)
-    }
-    late = sorted(wanted - assigned)
-    assert not late, (
-        f"mcp_notebook/__init__.py: assign {', '.join(late)} before its first import (modules below read it)"
-    )
+def test_errors_and_version_import_nothing_of_ours() -> None:
+    """Every module raises the exceptions (and may take the version): the modules holding
+    them sit below everything and import none of the package's modules."""
+    found = [
+        f"{modules()[e.source].where}:{e.line}: imports {e.target}"
+        for name in (f"{PACKAGE}.errors", f"{PACKAGE}.version")
+        for e in imports(modules()[name], typing_too=True)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_core_never_imports_the_package_root() -> None:
+    """``import mcp_notebook``, ``from .. import x`` of the root's own names: the root imports
+    the core (and wires the notebook in), so the core reaching back would be a circle
+    through the wiring. Imports made only for type checking count too."""
+    found = [
+        f"{modules()[e.source].where}:{e.line}: imports the package root"
+        + (f" ({', '.join(e.names)})" if e.names else "")
+        for name, m in modules().items()
+        if layer(name) == "core"
+        for e in imports(m, typing_too=True)
+        if e.target == PACKAGE
+    ]
+    assert not found, "\n".join(found) + "\ntake it from the module that defines it (the version: mcp_notebook.version)"
 
 
 def test_no_module_is_too_long() -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import mcp_notebook
+import mcp_notebook.version
 from mcp_notebook.core.session import CLIENT_INFO
 
 if sys.version_info >= (3, 11):
@@ -31,9 +32,9 @@ def _targets(markdown: str) -> list[str]:
 def test_version_has_one_source() -> None:
     project = PYPROJECT["project"]
     assert "version" not in project and "version" in project["dynamic"]
-    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "mcp_notebook.__version__"}
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "mcp_notebook.version.__version__"}
     # A plain literal, so that setuptools reads it without importing the package.
-    tree = ast.parse((ROOT / "mcp_notebook/__init__.py").read_text())
+    tree = ast.parse((ROOT / "mcp_notebook/version.py").read_text())
     literals = [
         node.value.value
         for node in tree.body
@@ -41,7 +42,7 @@ def test_version_has_one_source() -> None:
         and [getattr(t, "id", None) for t in node.targets] == ["__version__"]
         and isinstance(node.value, ast.Constant)
     ]
-    assert literals == [mcp_notebook.__version__]
+    assert literals == [mcp_notebook.__version__] and mcp_notebook.__version__ is mcp_notebook.version.__version__
     assert CLIENT_INFO == {"name": "mcp-notebook", "version": mcp_notebook.__version__}  # what servers are told
     assert importlib.metadata.version("mcp-notebook") == mcp_notebook.__version__
     assert f"## [{mcp_notebook.__version__}]" in (ROOT / "CHANGELOG.md").read_text()

@@ -5,7 +5,10 @@ Reads Claude Code's ``.mcp.json`` (``{"mcpServers": {...}}``) and VS Code's ``mc
 VS Code's ``${env:VAR}`` and ``${workspaceFolder}``) are expanded in command, args, env,
 envFile, cwd, url and headers. A key that is not supported is ignored with a ConfigWarning
 naming it; it never fails the load. Our own ``"protocol"`` key pins the era (auto, legacy
-or a version)."""
+or a version).
+
+What a file and a ServerConfig may hold is written as JSON Schemas (configschema.py) and
+checked by configcheck.check; this module reads what passed."""
 
 from __future__ import annotations
 
@@ -20,14 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ConfigWarning
-from .era import is_modern
-from .protocol import PROTOCOL_CHOICES
+from .configcheck import check
+from .configschema import FORMATS, OAUTH_KEYS, SERVER_CONFIG, SERVER_NAME, SERVERS, TRANSPORT_ALIASES, TRANSPORTS
 from .redact import redact_args, redact_mapping, redact_url
 
-TRANSPORTS = ("stdio", "http", "sse", "auto")  # auto: Streamable HTTP, else legacy SSE
-_TRANSPORT_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "streamable_http": "http", "local": "stdio"}
 _VAR = re.compile(r"\$\{([^}]*)\}")
-_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 @dataclass
@@ -55,27 +55,7 @@ class ServerConfig:
     source: str = "kernel"
 
     def __post_init__(self) -> None:
-        check_server_name(self.name)
-        for key in ("startup_timeout", "request_timeout"):
-            value = getattr(self, key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-                raise ConfigError(f"server {self.name!r}: {key} must be a number of seconds above 0, not {value!r}")
-        if self.transport not in TRANSPORTS:
-            raise ConfigError(
-                f"server {self.name!r}: unknown transport {self.transport!r}; use stdio, http, sse or auto"
-            )
-        if self.protocol not in PROTOCOL_CHOICES:
-            raise ConfigError(
-                f"server {self.name!r}: unknown protocol {self.protocol!r}; use {', '.join(PROTOCOL_CHOICES)}"
-            )
-        if self.transport == "sse" and is_modern(self.protocol):
-            raise ConfigError(
-                f"server {self.name!r}: protocol {self.protocol} has no legacy SSE transport; use http or auto"
-            )
-        if self.transport == "stdio" and not self.command:
-            raise ConfigError(f"server {self.name!r}: a stdio server needs a command")
-        if self.transport != "stdio" and not self.url:
-            raise ConfigError(f"server {self.name!r}: an {self.transport} server needs a url")
+        check(vars(self), SERVER_CONFIG)
 
     @property
     def executable(self) -> str | None:
@@ -142,8 +122,7 @@ def resolve_command(command: str) -> str:
 
 
 def check_server_name(name: str) -> None:
-    if not isinstance(name, str) or not _NAME.match(name) or "__" in name:
-        raise ConfigError(f"invalid server name {name!r}: use letters, digits, '-', '_' and '.' (no '__')")
+    check({"name": name}, SERVER_NAME)
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, ServerConfig]:
@@ -201,57 +180,34 @@ def parse_config(
     """Server configs from a file's parsed JSON; ``key`` names where the servers are
     (default: ``mcpServers`` or ``servers``, whichever the file has)."""
     key = key or servers_key(data, source)
-    servers = data[key] if isinstance(data, dict) and key in data else {}
-    if not isinstance(servers, dict):
-        raise ConfigError(f"{source}: {key} must be an object of servers by name")
+    check(data, FORMATS[key], source=source)
     env = os.environ if environ is None else environ
     out: dict[str, ServerConfig] = {}
-    for name, entry in servers.items():
+    for name, entry in data.get(key, {}).items():
         where = f"{source}: {key}.{name}"
-        out[name] = _entry(name, entry, where, _Expander(env, workspace, where), workspace)
+        kind = _kind(entry)
+        check(entry, SERVERS[kind], source=source, base=(key, name))
+        out[name] = _entry(name, kind, entry, where, _Expander(env, workspace, where), workspace)
     return out
-
-
-# The keys each kind of server takes; anything else is warned about and ignored.
-_COMMON_KEYS = {"type", "transport", "disabled", "timeout", "startup_timeout_sec", "tool_timeout_sec", "protocol"}
-_STDIO_KEYS = {"command", "args", "env", "envFile", "cwd"}
-_REMOTE_KEYS = {"url", "headers", "oauth"}
-_APPROVALS = "tools that never ask are set per kernel: MCPMagics.approval_allow or ApprovalPolicy.allow"
-_HINTS = {"autoApprove": _APPROVALS, "alwaysAllow": _APPROVALS, "headersHelper": "write headers with ${VAR} instead"}
 
 
 def _warn(message: str) -> None:
     warnings.warn(message, ConfigWarning, stacklevel=4)
 
 
-def _check_keys(entry: dict[str, Any], kind: str, where: str) -> None:
-    own, other = (_STDIO_KEYS, _REMOTE_KEYS) if kind == "stdio" else (_REMOTE_KEYS, _STDIO_KEYS)
-    for key in entry:
-        if key in _COMMON_KEYS or key in own:
-            continue
-        if key in other:
-            _warn(f"{where}: '{key}' does not apply to a {kind} server; ignored")
-        else:
-            hint = _HINTS.get(key)
-            _warn(f"{where}: '{key}' is not supported; ignored" + (f"; {hint}" if hint else ""))
+def _kind(entry: dict[str, Any]) -> str:
+    """stdio, http, sse or auto: ``type`` (or ``transport``), else http for a url and stdio
+    for a command (the schema has made sure there is one of these)."""
+    kind = entry.get("type") or entry.get("transport") or ("http" if "url" in entry else "stdio")
+    return TRANSPORT_ALIASES.get(kind, kind)
 
 
 def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
     """disabled, protocol and the per-server timeouts: Claude Code's ``timeout``
     (milliseconds, the request timeout) and Codex's ``startup_timeout_sec`` and
     ``tool_timeout_sec``."""
-    out: dict[str, Any] = {}
-    disabled = entry.get("disabled", False)
-    if not isinstance(disabled, bool):
-        raise ConfigError(f"{where}.disabled: must be true or false")
-    out["disabled"] = disabled
-    protocol = entry.get("protocol", "auto")
-    if protocol not in PROTOCOL_CHOICES:
-        raise ConfigError(
-            f"{where}.protocol: unknown protocol {json.dumps(protocol)}; use {', '.join(PROTOCOL_CHOICES)}"
-        )
-    out["protocol"] = protocol
-    timeout = _seconds(entry, "timeout", where)
+    out: dict[str, Any] = {"disabled": entry.get("disabled", False), "protocol": entry.get("protocol", "auto")}
+    timeout = entry.get("timeout")
     if timeout is not None:
         if timeout < 1000:
             # Claude Code ignores these too; a bare 60 is usually meant as seconds (Cline).
@@ -262,59 +218,36 @@ def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
         else:
             out["request_timeout"] = timeout / 1000
     for key, name in (("startup_timeout_sec", "startup_timeout"), ("tool_timeout_sec", "request_timeout")):
-        value = _seconds(entry, key, where)
-        if value is not None:
-            out[name] = value
+        if entry.get(key) is not None:
+            out[name] = float(entry[key])
     return out
 
 
-def _seconds(entry: dict[str, Any], key: str, where: str) -> float | None:
-    value = entry.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ConfigError(f"{where}.{key}: must be a number above 0, not {json.dumps(value)}")
-    return float(value)
-
-
-def _entry(name: str, entry: Any, where: str, expand: _Expander, workspace: str | None) -> ServerConfig:
-    if not isinstance(entry, dict):
-        raise ConfigError(f"{where}: must be an object")
-    kind = entry.get("type") or entry.get("transport")
-    if kind is None:
-        if "url" in entry:
-            kind = "http"
-        elif "command" in entry or "args" in entry:
-            kind = "stdio"
-        else:
-            raise ConfigError(f"{where}: needs a command (a stdio server) or a url (an http or sse server)")
-    kind = _TRANSPORT_ALIASES.get(kind, kind)
-    if kind not in TRANSPORTS:
-        raise ConfigError(f"{where}.type: unknown transport {kind!r}; use stdio, http or sse")
-    _check_keys(entry, kind, where)
+def _entry(
+    name: str, kind: str, entry: dict[str, Any], where: str, expand: _Expander, workspace: str | None
+) -> ServerConfig:
     options = _options(entry, where)
     try:
         if kind == "stdio":
-            command = _string(entry, "command", where, required=True)
-            env = {k: expand(v, f"env.{k}") for k, v in _string_map(entry, "env", where).items()}
-            env_file = expand(_string(entry, "envFile", where), "envFile")
+            env = {k: expand(_text(v), f"env.{k}") for k, v in entry.get("env", {}).items()}
+            env_file = expand(entry.get("envFile") or "", "envFile")
             if env_file:
                 env = {**read_env_file(Path(workspace or ".") / env_file, f"{where}.envFile"), **env}
             return ServerConfig(
                 name=name,
                 transport="stdio",
-                command=expand(command, "command"),
-                args=[expand(a, f"args[{i}]") for i, a in enumerate(_strings(entry, "args", where))],
+                command=expand(entry["command"], "command"),
+                args=[expand(a, f"args[{i}]") for i, a in enumerate(entry.get("args", []))],
                 env=env,
-                cwd=expand(_string(entry, "cwd", where), "cwd") or None,
+                cwd=expand(entry.get("cwd") or "", "cwd") or None,
                 **options,
             )
         return ServerConfig(
             name=name,
             transport=kind,
-            url=expand(_string(entry, "url", where, required=True), "url"),
-            headers={k: expand(v, f"headers.{k}") for k, v in _string_map(entry, "headers", where).items()},
-            oauth=_oauth(entry, where, expand),
+            url=expand(entry["url"], "url"),
+            headers={k: expand(_text(v), f"headers.{k}") for k, v in entry.get("headers", {}).items()},
+            oauth=_oauth(entry.get("oauth") or {}, expand),
             **options,
         )
     except ConfigError as e:
@@ -323,65 +256,22 @@ def _entry(name: str, entry: Any, where: str, expand: _Expander, workspace: str 
         raise ConfigError(f"{where}: {e}") from None
 
 
-# callbackPort: Claude Code's name for the redirect port.
-_OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret", "clientMetadataUrl": "client_metadata_url",
-               "scopes": "scopes", "redirectPort": "redirect_port", "callbackPort": "redirect_port"}  # fmt: skip
+def _text(value: str | float | bool) -> str:
+    """An env or header value: a number or a boolean as JSON (``8080``, ``true``)."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
-def _oauth(entry: dict[str, Any], where: str, expand: _Expander) -> dict[str, Any]:
+def _oauth(value: dict[str, Any], expand: _Expander) -> dict[str, Any]:
     """``"oauth": {"clientId", "clientSecret", "clientMetadataUrl", "scopes", "redirectPort"}``
-    (snake_case and Claude Code's ``callbackPort`` accepted too); ${VAR} works in each string."""
-    value = entry.get("oauth")
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}.oauth: must be an object")
+    (snake_case and Claude Code's ``callbackPort`` accepted too) as ServerConfig.oauth;
+    ${VAR} works in each string. Other keys were warned about and are left out."""
     out: dict[str, Any] = {}
     for key, item in value.items():
-        name = _OAUTH_KEYS.get(key) or (key if key in _OAUTH_KEYS.values() else None)
-        if name is None:
-            _warn(f"{where}.oauth: '{key}' is not supported; ignored (known: {', '.join(_OAUTH_KEYS)})")
-            continue
+        name = OAUTH_KEYS.get(key) or (key if key in OAUTH_KEYS.values() else None)
         if name == "redirect_port":
-            if not isinstance(item, int) or not 0 <= item < 65536:
-                raise ConfigError(f"{where}.oauth.{key}: must be a port number")
-            out[name] = item
-        elif isinstance(item, str):
+            out[name] = int(item)
+        elif name is not None:
             out[name] = expand(item, f"oauth.{key}")
-        else:
-            raise ConfigError(f"{where}.oauth.{key}: must be a string")
-    return out
-
-
-def _string(entry: dict[str, Any], key: str, where: str, required: bool = False) -> str:
-    value = entry.get(key)
-    if value is None:
-        if required:
-            raise ConfigError(f"{where}.{key}: missing; it is required")
-        return ""
-    if not isinstance(value, str):
-        raise ConfigError(f"{where}.{key}: must be a string, not {type(value).__name__}")
-    return value
-
-
-def _strings(entry: dict[str, Any], key: str, where: str) -> list[str]:
-    value = entry.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}.{key}: must be a list of strings")
-    return value
-
-
-def _string_map(entry: dict[str, Any], key: str, where: str) -> dict[str, str]:
-    value = entry.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}.{key}: must be an object of strings")
-    out = {}
-    for k, v in value.items():
-        if isinstance(v, (int, float, bool)):
-            v = json.dumps(v)
-        if not isinstance(v, str):
-            raise ConfigError(f"{where}.{key}.{k}: must be a string")
-        out[k] = v
     return out
 
 

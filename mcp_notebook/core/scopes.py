@@ -78,9 +78,9 @@ def load_scopes(project: str | os.PathLike[str] | None = None) -> dict[str, Serv
     workspace = str(folder)
     path = user_file()
     data = read_json(path, missing_ok=True)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a JSON object")
-    found = {"user": _parse(data, "mcpServers", str(path), workspace)}
+    # The user file is Claude Code's format (configschema.CLAUDE_CODE) plus "projects":
+    # only this project's entry is read, itself in that format.
+    found = {"user": parse_config(data, source=str(path), workspace=workspace, key="mcpServers")}
     project_path = folder / PROJECT_FILE
     shared = read_json(project_path, missing_ok=True)
     found["project"] = parse_config(shared, source=str(project_path), workspace=workspace) if shared else {}

@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable
 from types import EllipsisType
 from typing import Any
 
-from .. import __version__
 from ..errors import (
     ArgumentError,
     MCPError,
@@ -29,6 +28,7 @@ from ..errors import (
     RequestTimeout,
     RPCError,
 )
+from ..version import __version__
 from . import caching, era, handshake, rounds
 from .history import NOT_RECORDING, Call, Recorder
 from .incoming import Handlers, Incoming, current_server, error_object

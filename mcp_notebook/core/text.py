@@ -16,28 +16,11 @@ rendering of what a server sent goes through ``printable``; the data itself (a r
 from __future__ import annotations
 
 import html
-import re
+
+# Defined in errors.py, which imports nothing of ours: every error's str() needs it.
+from ..errors import CONTROL, printable
 
 __all__ = ["CONTROL", "clipped", "escape", "printable"]
-
-# What printable() never lets through (newline and tab are kept).
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_STYLE = re.compile("\x1b\\[[0-9;:]{0,32}m")
-
-
-def _shown(match: re.Match[str]) -> str:
-    return repr(match.group())[1:-1]  # '\x1b' -> \x1b, '\r' -> \r, '\u202e' -> \u202e
-
-
-def printable(text: str) -> str:
-    """``text`` with its control characters shown as escapes (see the module's notes)."""
-    if not CONTROL.search(text):
-        return text  # the usual case: nothing to do
-    if "\x1b" in text:
-        text = _STYLE.sub("", text)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-    return CONTROL.sub(_shown, text)
 
 
 def escape(text: str) -> str:
