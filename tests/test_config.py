@@ -557,3 +557,42 @@ def test_disabled_server_waits_for_restart_and_a_per_server_timeout_applies(proj
 def test_a_file_that_cannot_be_written_is_a_one_line_error() -> None:
     with pytest.raises(ConfigError, match=r"^/proc/.*/\.mcp\.json: cannot write it \(.*\); nothing was changed$"):
         save_server(ServerConfig("s", command="x"), "project", project="/proc/self/no-such-folder")
+
+
+def test_the_quick_yes_never_passes_what_the_schema_refuses() -> None:
+    """configschema.plainly_valid spares a Python-made config the jsonschema import (seconds in
+    some environments): over many configs, right and wrong, it says yes only where the schema does."""
+    import itertools
+
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(configschema.SERVER_CONFIG)
+    names = ["s", "a.b-c_1", "", "a__b", "bad name", 3, None]
+    transports = ["stdio", "http", "sse", "auto", "ftp", None]
+    commands = ["node", "", None, 1]
+    urls = ["http://x/mcp", "", None]
+    protocols = ["auto", "legacy", "2026-07-28", "2025-11-25", "1999-01-01"]
+    seconds = [None, 5, 0.5, 0, -1, True, "5", float("nan"), float("inf")]
+    yes = 0
+    for name, transport, command, url, protocol, timeout in itertools.product(
+        names, transports, commands, urls, protocols, seconds
+    ):
+        fields = {"name": name, "transport": transport, "command": command, "url": url, "protocol": protocol,
+                  "startup_timeout": timeout, "request_timeout": None}  # fmt: skip
+        if configschema.plainly_valid(fields):
+            yes += 1
+            assert validator.is_valid(fields), fields
+        if configschema.plain_name(name):
+            assert jsonschema.Draft202012Validator(configschema.SERVER_NAME).is_valid({"name": name}), name
+    assert yes > 100  # it does say yes to the usual configs
+
+
+def test_adding_a_server_from_python_does_not_import_jsonschema() -> None:
+    code = (
+        "import sys\nfrom mcp_notebook import ServerConfig\n"
+        "ServerConfig('s', command='node', startup_timeout=5)\n"
+        "ServerConfig('r', transport='http', url='http://127.0.0.1:1/mcp', protocol='2026-07-28')\n"
+        "print('jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False"]

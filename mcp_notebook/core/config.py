@@ -24,7 +24,17 @@ from typing import Any
 
 from ..errors import ConfigError, ConfigWarning
 from .configcheck import check
-from .configschema import FORMATS, OAUTH_KEYS, SERVER_CONFIG, SERVER_NAME, SERVERS, TRANSPORT_ALIASES, TRANSPORTS
+from .configschema import (
+    FORMATS,
+    OAUTH_KEYS,
+    SERVER_CONFIG,
+    SERVER_NAME,
+    SERVERS,
+    TRANSPORT_ALIASES,
+    TRANSPORTS,
+    plain_name,
+    plainly_valid,
+)
 from .redact import redact_args, redact_mapping, redact_url
 
 _VAR = re.compile(r"\$\{([^}]*)\}")
@@ -55,7 +65,8 @@ class ServerConfig:
     source: str = "kernel"
 
     def __post_init__(self) -> None:
-        check(vars(self), SERVER_CONFIG)
+        if not plainly_valid(vars(self)):  # (jsonschema only for one that may be wrong: slow to import)
+            check(vars(self), SERVER_CONFIG)
 
     @property
     def executable(self) -> str | None:
@@ -122,7 +133,8 @@ def resolve_command(command: str) -> str:
 
 
 def check_server_name(name: str) -> None:
-    check({"name": name}, SERVER_NAME)
+    if not plain_name(name):
+        check({"name": name}, SERVER_NAME)
 
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, ServerConfig]:

@@ -21,11 +21,14 @@ Two annotations of ours ride along (JSON Schema ignores keywords it does not kno
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .protocol import MODERN_PROTOCOL_VERSIONS, PROTOCOL_CHOICES
 
 __all__ = [
+    "plain_name",
+    "plainly_valid",
     "CLAUDE_CODE",
     "FORMATS",
     "OAUTH_KEYS",
@@ -211,3 +214,35 @@ SERVER_CONFIG = {  # checks vars(config): the fields, all there
         },
     ],
 }
+
+
+# -- a quick yes ---------------------------------------------------------------------------
+# Importing jsonschema can take seconds (its format checkers build parsers as they load), and
+# adding a server from Python should not wait for it. A config these pass is one the schemas
+# pass too (tests/test_config.py checks it over many configs); anything else, the schema
+# decides and words the error.
+
+_NAME_MATCH = re.compile(_NAME_PATTERN).match
+
+
+def plain_name(name: Any) -> bool:
+    """True only for a name SERVER_NAME passes."""
+    return isinstance(name, str) and _NAME_MATCH(name) is not None
+
+
+def plainly_valid(fields: dict[str, Any]) -> bool:
+    """True only for ServerConfig fields SERVER_CONFIG passes."""
+    transport, protocol = fields["transport"], fields["protocol"]
+    needed = fields["command"] if transport == "stdio" else fields["url"]
+    return (
+        plain_name(fields["name"])
+        and transport in TRANSPORTS
+        and protocol in PROTOCOL_CHOICES
+        and isinstance(needed, str)
+        and needed != ""
+        and not (transport == "sse" and protocol in MODERN_PROTOCOL_VERSIONS)
+        and all(
+            t is None or (type(t) in (int, float) and t > 0)
+            for t in (fields["startup_timeout"], fields["request_timeout"])
+        )
+    )
