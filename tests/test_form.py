@@ -344,8 +344,12 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("form-kernel")), extra_env=kernel_env(request.param))
     try:
         k.like_jupyterlab()
-        text = text_of(k.run(f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo"))
-        assert "✓ demo" in text, text
+        text = text_of(k.run(
+            "%load_ext mcp_notebook\n"
+            f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n"
+            f"%mcp add urls -- {sys.executable} {SERVERS / 'faulty.py'} ok"
+        ))  # fmt: skip
+        assert "✓ demo" in text and "✓ urls" in text, text
         yield k
     finally:
         k.close()
@@ -370,6 +374,50 @@ def test_a_tool_that_asks_first_asks_in_a_kernel(kernel: Kernel) -> None:
     kernel.click("Approve")  # the approval card, as %mcp call shows it
     kernel.wait_for_text("✓ done")
     assert "deleted 68 Chinstrap penguins" in text_of(kernel.run("print(deleted.text)"))
+
+
+def form_output(kernel: Kernel) -> list[dict[str, Any]]:
+    """What the output of the form shown since ``forget_widgets()`` holds."""
+    (output,) = [s for s in kernel.widgets.values() if s.get("_model_name") == "OutputModel"]
+    return list(output.get("outputs", []))
+
+
+def html_under(kernel: Kernel, output: dict[str, Any]) -> str:
+    """Every HTML a displayed widget (and the widgets inside it) shows."""
+    view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+    todo, shown = [view["model_id"]] if view else [], []
+    while todo:
+        state = kernel.widgets.get(todo.pop(), {})
+        shown.append(str(state.get("value", "")) if state.get("_model_name") == "HTMLModel" else "")
+        todo += [str(c).removeprefix("IPY_MODEL_") for c in state.get("children", [])]
+    return "".join(shown)
+
+
+def test_a_runs_log_lines_show_in_the_form(kernel: Kernel) -> None:
+    """demo's fit_model logs a message per epoch: in the form's output, above the result
+    (a form's Run has no cell that a print() would reach)."""
+    kernel.forget_widgets()
+    kernel.run("%mcp form demo.fit_model -o fitted")
+    kernel.set_value("epochs", 2)
+    kernel.set_value("seconds_per_epoch", 0)
+    kernel.click("Run")
+    kernel.wait_for_text("✓ done")
+    shown = form_output(kernel)
+    lines = [line for o in shown if o.get("output_type") == "stream" for line in o["text"].splitlines()]
+    assert lines == ["[demo info] epoch 1: loss 0.500", "[demo info] epoch 2: loss 0.333"], shown
+    assert shown[-1]["output_type"] == "display_data" and "fitted in 2 epochs" in str(shown[-1]["data"]), shown
+
+
+def test_a_page_the_server_needs_shows_in_the_form(kernel: Kernel) -> None:
+    """Error -32042: the page to visit is a card in the form's output, kept after the Run
+    failed (the person opens it, then runs the form again); the error is the status line."""
+    kernel.forget_widgets()
+    kernel.run("%mcp form urls.needs_url")
+    kernel.click("Run")
+    kernel.wait_for_text("needs you to complete a step in your browser first")
+    cards = [html_under(kernel, o) for o in form_output(kernel)]
+    assert len(cards) == 1 and "asks you to open a page" in cards[0], cards
+    assert "https://auth.example/connect" in cards[0] and "Connect your account" in cards[0]
 
 
 def test_headless_kernel_says_forms_need_widgets(kernel: Kernel) -> None:

@@ -20,8 +20,6 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar
 
-from IPython.display import display
-
 from ..core.links import link_problem
 from ..core.oauth import LoginRequest
 from ..core.text import printable
@@ -34,6 +32,7 @@ from ..runtime.steps import drive
 from ..runtime.textprogress import MapText, is_terminal
 from . import console
 from .modes import BLOCKED_NOTE, UNASKED_IN_VOILA, Mode, choose_mode
+from .places import say, show
 from .questions import Approval, Login, Question
 from .steps import AWAITING, BLOCKING, Taker
 from .waiting import BlockingWaker, CardAnswer, Item, NextItem, Waiter, outcome, sigint_held, wake_pipe
@@ -197,7 +196,7 @@ class NotebookInteraction(Interaction):
         mode = choose_mode(self.mode_setting, taker.awaiting)
         if mode.headless:
             if mode is Mode.HEADLESS_BLOCKED:
-                print(BLOCKED_NOTE, file=sys.stderr)
+                say(BLOCKED_NOTE, stderr=True)
             unasked = UNASKED_IN_VOILA.get()
             if unasked is not None and not isinstance(question, Approval):  # approval: ToolDenied.unanswered
                 unasked.append(question.server)
@@ -265,7 +264,7 @@ class NotebookInteraction(Interaction):
                 problem = link_problem(e.get("url"))
                 warning = f" (⚠ do not open it: {problem})" if problem else ""
                 line = f"{server}: {e.get('message', 'open this page')}: {e.get('url')}{warning}"
-                print(printable(line), file=sys.stderr)
+                say(printable(line), stderr=True)
             return
         from .cards import UrlCard
 
@@ -273,7 +272,7 @@ class NotebookInteraction(Interaction):
             card = UrlCard(server, e)
             if card.elicitation_id:
                 self.url_cards[card.elicitation_id] = card
-            display(card.widget)
+            show(card.widget, keep=True)  # it stays: the call failed, the page is still to visit
 
     async def ask_from_server(self, question: Question) -> Any:
         """A server's request (elicitation, sampling) on the background loop: hand it to

@@ -27,7 +27,7 @@ from ..core.redact import redact_url
 from ..core.text import escape
 from ..runtime.interaction import ApprovalRequest
 from .fields import Field, label_of, label_width
-from .modes import SHOWN_IN
+from .places import SHOWN_IN
 from .records import Record
 from .relay import Relay
 
@@ -69,7 +69,7 @@ class Card:
     def show(self) -> None:
         place = SHOWN_IN.get()
         if place is not None:  # a form's Run: in the form (no record: the result replaces it)
-            place(self.widget)
+            place.show(self.widget)
         else:
             self._handle = display(self.widget, display_id=True)
 

@@ -7,7 +7,8 @@ A form runs its call when **Run** is clicked: after the cell that showed it has 
 in the kernel's handler of the click. There it is awaited in a task of the kernel's event
 loop, so that the kernel stays free for the clicks the call may need (an approval, a
 server's question); with no running loop it runs blocking. The result shows below the
-form and is stored in a variable of the notebook.
+form, after the server's log lines and any page it needs visited, and is stored in a
+variable of the notebook.
 
 What a server sent (titles, descriptions) is shown through ``escape`` / ``printable``, and
 its schema is untrusted: what a field cannot show (a model that contains itself, nesting
@@ -28,7 +29,8 @@ from ..core.text import escape, printable
 from ..errors import InvalidArguments, MCPError
 from ..runtime.steps import drive
 from .fields import Field, fits, options
-from .modes import OUTSIDE_CELLS, SHOWN_IN
+from .modes import OUTSIDE_CELLS
+from .places import SHOWN_IN, OutputPlace
 from .steps import AWAITING, BLOCKING, Step, Taker
 
 __all__ = ["OMIT", "ArrayNode", "Form", "JsonNode", "Node", "ObjectNode", "ScalarNode", "build", "resolve"]
@@ -442,17 +444,15 @@ class Form:
             self.stop.layout.display = "none"
 
     async def run(self, taker: Taker, values: dict[str, Any]) -> Any:
-        """Run the call; its cards and bars show in the form's output, then its result.
-
-        The output is written as widget state (``append_display_data``), not captured with
-        ``with output:``: a capture follows the message being handled, and a task started
-        by a click outside any cell has none the front end still listens to (the result
-        and any approval card were lost, and Run waited for ever)."""
+        """Run the call; its cards, bars, log lines and pages to visit show in the form's
+        output, then its result (written as widget state: see OutputPlace; a capture
+        reached no output from a click's task, so the result and any approval card were
+        lost, and Run waited for ever)."""
         self.button.disabled = True
         self.status.value = "<i>running…</i>"
-        self.output.outputs = ()
+        shown = OutputPlace(self.output)
         failed: BaseException | None = None
-        token = SHOWN_IN.set(self.output.append_display_data)
+        token = SHOWN_IN.set(shown)
         try:
             result = await taker.take(self.call(values))
         except (Exception, asyncio.CancelledError, KeyboardInterrupt) as e:
@@ -460,7 +460,7 @@ class Form:
         finally:
             SHOWN_IN.reset(token)
             self.button.disabled = False
-        self.output.outputs = ()
+        shown.end()
         if isinstance(failed, asyncio.CancelledError):
             self.status.value = "<i>cancelled; the server was told</i>"
             return None

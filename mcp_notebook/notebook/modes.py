@@ -50,7 +50,6 @@ import contextvars
 import enum
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from IPython import get_ipython
@@ -61,7 +60,6 @@ __all__ = [
     "BLOCKED_NOTE",
     "CONTROL_TARGET",
     "OUTSIDE_CELLS",
-    "SHOWN_IN",
     "UNASKED_IN_VOILA",
     "Mode",
     "choose_mode",
@@ -82,9 +80,6 @@ BLOCKED_NOTE = (
 # Set in a task of the kernel's event loop that runs outside any cell (a form's Run, started
 # by a click): nothing holds the shell there, so clicks reach it on every ipykernel.
 OUTSIDE_CELLS: contextvars.ContextVar[bool] = contextvars.ContextVar("outside_cells", default=False)
-# Where cards and progress bars show in such a task (a form's Run: the form's output), since
-# it has no cell whose output a display() would reach; None: the cell's own output.
-SHOWN_IN: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar("shown_in", default=None)
 # What the servers asked during a cell's call while Voilà ran the notebook, before its page
 # could show a card (the policy answered): the magics set a list around a call, the asker adds.
 UNASKED_IN_VOILA: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("unasked", default=None)

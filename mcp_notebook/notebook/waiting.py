@@ -24,13 +24,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from IPython.display import display
-
 from ..core.session import LOG_SIZE
 from ..core.text import printable
 from ..errors import RequestCancelled
 from . import console
-from .modes import SHOWN_IN
+from .places import say, show
 
 __all__ = [
     "PROGRESS_EVERY",
@@ -135,7 +133,7 @@ class Waiter:
                 # may already show) would leave a bar that is not known, so never closed.
                 with sigint_held() as interrupted:
                     card = self.progress[(server, tool)] = ProgressCard(server, tool, self.cancel_from_bar)
-                    (SHOWN_IN.get() or display)(card.widget)
+                    show(card.widget)
                 if interrupted():
                     raise KeyboardInterrupt
             card.update(progress, total, message)
@@ -150,7 +148,7 @@ class Waiter:
         lines = [c for c in self.progress.values() if isinstance(c, console.ProgressLine)]
         for line in lines:
             line.clear()  # the log line takes its place; it is drawn again below
-        print(printable(f"[{server} {params.get('level', 'info')}]{logger} {text}"))
+        say(printable(f"[{server} {params.get('level', 'info')}]{logger} {text}"))
         for line in lines:
             line.redraw()
 
@@ -174,8 +172,8 @@ class Waiter:
             total = self.logs_posted + self.logs_held
             lines = f" --lines {min(total, LOG_SIZE)}" if total > 200 else ""  # 200: what %mcp logs shows
             kept = f" (it keeps the last {LOG_SIZE:,})" if total > LOG_SIZE else ""
-            print(f"… {self.logs_held:,} more log messages from {self.server} not shown here: "
-                  f"%mcp logs {self.server}{lines}{kept}")  # fmt: skip
+            say(f"… {self.logs_held:,} more log messages from {self.server} not shown here: "
+                f"%mcp logs {self.server}{lines}{kept}")  # fmt: skip
 
 
 def outcome(future: concurrent.futures.Future[T], waiter: Waiter) -> T:

@@ -26,8 +26,9 @@ LAST_TEMPLATE_VALUES: dict[tuple[str, str], dict[str, Any]] = {}
 The fields come from the tool's inputSchema: choices as dropdowns, numbers with their
 bounds, checkboxes, lists with + add, nested objects indented, anything else as JSON. They
 start from the arguments of the tool's last call in this kernel (%mcp call, the Python API
-or the form itself). Run calls the tool as %mcp call does (validation, approval, progress);
-the result shows below the form and is stored in _mcp_form, or in VAR with -o VAR;
+or the form itself). Run calls the tool as %mcp call does (validation, approval, progress,
+the server's log lines and a page it needs visited, all shown inside the form); the
+result shows below the form and is stored in _mcp_form, or in VAR with -o VAR;
 arguments the schema refuses are said there too, for you to fix the fields. A schema's
 default of another type than its field is not used; a last argument a field cannot hold,
 a model that contains itself, nesting past 8 levels and more than 1,000 choices are typed
