@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import faulty_cmd
+from conftest import faulty_cmd, wait_for
 
 from mcp_notebook import Client, ServerConfig, StartupError
 from mcp_notebook.core.redact import redact_args
@@ -110,3 +110,24 @@ def test_a_saved_notebook_keeps_no_secret_a_server_echoed(tmp_path: Path) -> Non
     outputs = json.dumps([cell.get("outputs", []) for cell in json.loads(path.read_text())["cells"]])
     assert "starting with" in outputs  # the error is there
     assert SECRET not in outputs
+
+
+def test_a_secret_across_the_cut_of_a_long_stderr_line_stays_masked(client: Client) -> None:
+    """A line with no newline is shown in pieces of at most 2,000 characters: a secret that
+    straddles the cut is kept back whole, never shown in part (the first part in one piece,
+    the rest in the next). The second half is written only once the first was read."""
+    command, args = faulty_cmd("ok")
+    server = client.add("s", command, args, env={"MY_API_KEY": SECRET})
+    first, rest = "x" * 1995 + SECRET[:10], SECRET[10:] + " y\n"  # the cut falls 5 characters into it
+
+    def parts_shown() -> list[str]:
+        shown = server.stderr
+        return [SECRET[i : i + 4] for i in range(len(SECRET) - 3) if SECRET[i : i + 4] in shown]
+
+    server.call_tool("stderr", {"text": first})
+    assert wait_for(lambda: "x" * 1995 in server.stderr), server.stderr[-100:]
+    assert parts_shown() == [], server.stderr[-100:]  # the start of the secret, waiting for its end
+    server.call_tool("stderr", {"text": rest})
+    assert wait_for(lambda: " y" in server.stderr), server.stderr[-100:]
+    assert parts_shown() == [], server.stderr[-100:]
+    assert "*** y" in server.stderr  # the secret, masked whole, where it was

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 REDACTED = "***"
+_SHORTEST = 4  # a secret value shorter than this is not masked (it would mask ordinary words)
 
 _SECRET_WORDS = re.compile(
     r"(token|secret|passw(or)?d|api[-_]?key|auth|credential|bearer|cookie|session[-_]?id|private[-_]?key)",
@@ -90,16 +91,44 @@ def secret_values(args: Iterable[str] = (), env: Mapping[str, str] | None = None
 class Mask:
     """Replaces known secret values in text with ``***``: a server may echo its own token
     to stderr, and stderr reaches errors and logs. Values under 4 characters are left
-    alone (they would mask ordinary words)."""
+    alone (they would mask ordinary words).
+
+    A stream shown in pieces (a long line cut into parts) is masked across them: ``cut``
+    keeps back an end that may begin a secret, to be masked with what comes next, and
+    ``unfinished`` hides such an end where a piece is shown before the rest comes."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self.secrets = sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True)
+        self.secrets = sorted({s for s in secrets if len(s) >= _SHORTEST}, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
         return text
+
+    def cut(self, text: str) -> tuple[str, str]:
+        """A piece of a stream that goes on: (the piece masked, up to an end that may be the
+        start of a secret; that end, masked too, to put before what comes next)."""
+        masked = self(text)
+        at = len(masked) - self._start_at_end(masked)
+        return masked[:at], masked[at:]
+
+    def unfinished(self, text: str) -> str:
+        """A piece of a stream shown before the rest comes: masked, and an end of 4 or more
+        characters that is the start of a secret masked too (shorter ones would mask
+        ordinary endings)."""
+        shown, kept = self.cut(text)
+        return shown + (REDACTED if len(kept) >= _SHORTEST else kept)
+
+    def _start_at_end(self, text: str) -> int:
+        """The length of the longest end of ``text`` that is the start of a secret (0: none)."""
+        found = 0
+        for secret in self.secrets:
+            for size in range(min(len(secret) - 1, len(text)), found, -1):
+                if text.endswith(secret[:size]):
+                    found = size
+                    break
+        return found
 
     def __bool__(self) -> bool:
         return bool(self.secrets)

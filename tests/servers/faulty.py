@@ -9,7 +9,8 @@ and version=YYYY-MM-DD (answers initialize with that protocol version).
 Tool `wait` answers with its `answer` argument, or without one waits until cancelled (a
 log message says so); `release` answers every `hang` call so far (late), then itself;
 `ghost` sends a malformed answer to the next id first; `batched` answers in a batch;
-`twice` answers twice (100 KB, then small).
+`twice` answers twice (100 KB, then small); `stderr` writes its `text` to stderr as it is
+(no newline added).
 Every mode serves `echo` normally unless the mode breaks the handshake; `hang` never
 answers (but at once, with a JSON-RPC error, when given `fail`). It reports what
 it saw on stderr (e.g. "cancelled 5") so that tests can check the client's behaviour.
@@ -36,6 +37,7 @@ TOOLS = [
     {"name": "ghost", "inputSchema": {"type": "object"}},
     {"name": "batched", "inputSchema": {"type": "object"}},
     {"name": "twice", "inputSchema": {"type": "object"}},
+    {"name": "stderr", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
 ]
 _asked = 0
 _hung: list = []  # ids of the hang calls not answered yet (see release)
@@ -123,6 +125,10 @@ def main() -> None:
             elif name == "ghost":  # a malformed answer (no "jsonrpc") to the next id, then its own
                 send({"id": rid + 1, "result": {"content": [{"type": "text", "text": "GHOST"}]}})
                 result(rid, {"content": [{"type": "text", "text": "ghost sent"}]})
+            elif name == "stderr":
+                sys.stderr.write(params["arguments"]["text"])
+                sys.stderr.flush()
+                result(rid, {"content": [{"type": "text", "text": "written"}]})
             elif name == "batched":  # its answer inside a JSON-RPC batch (2025-03-26)
                 answer = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "batched"}]}}
                 sys.stdout.write(json.dumps([answer]) + "\n")

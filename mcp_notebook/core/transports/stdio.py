@@ -329,8 +329,10 @@ class StdioTransport(BlockingTransport):
         for line in lines:
             self.stderr_lines.append(mask(line.rstrip("\r"))[:STDERR_LINE_CHARS])  # masked whole, then cut
         if len(self._stderr_partial) > STDERR_LINE_CHARS:
-            self.stderr_lines.append(mask(self._stderr_partial)[:STDERR_LINE_CHARS])
-            self._stderr_partial = ""
+            # A secret the cut would split is kept back whole, masked with what comes next.
+            shown, self._stderr_partial = mask.cut(self._stderr_partial)
+            if shown:
+                self.stderr_lines.append(shown[:STDERR_LINE_CHARS])
 
     # -- ending ------------------------------------------------------------------------
 
@@ -390,13 +392,14 @@ class StdioTransport(BlockingTransport):
         return self.params.describe()
 
     def stderr_text(self) -> str:
+        # The line being written (flushed when the server is gone) may end in the start of a secret.
         lines = list(self.stderr_lines)
         if self._stderr_partial:
-            lines.append(self.mask(self._stderr_partial))
+            lines.append(self.mask.unfinished(self._stderr_partial))
         return "\n".join(lines)
 
     def failure_detail(self) -> str:
-        lines = [*self.stderr_lines, self.mask(self._stderr_partial)]
+        lines = [*self.stderr_lines, self.mask.unfinished(self._stderr_partial)]
         excerpt = stderr_excerpt(lines)
         return f"; stderr: {' | '.join(excerpt)}" if excerpt else ""
 
