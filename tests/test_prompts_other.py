@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 from conftest import EVERYTHING, node
 from kernels import text_of
 from nbclient import NotebookClient
@@ -40,3 +41,26 @@ def test_headless_notebook_follows_the_policy(tmp_path: Path) -> None:
     # A sampling request: declined, with how to answer one from code.
     assert "asked for a model reply and nobody can approve one here" in texts[7]
     assert "interaction.sampler" in texts[7]
+
+
+def test_a_policy_note_is_an_output_of_its_own_in_voila(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A note from the client goes to stderr, which Voilà drops from its page: there it is
+    an output of its own (text, and HTML with the server's text escaped)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    from mcp_notebook.notebook.notices import note
+
+    InteractiveShell.instance()
+    monkeypatch.delenv("VOILA_SERVER_URL", raising=False)
+    monkeypatch.delenv("VOILA_BASE_URL", raising=False)
+    text = "mcp-notebook: <b>s</b> asked for input and nobody can answer here: decline"
+    with capture_output() as elsewhere:
+        note(text)
+    assert elsewhere.stderr == text + "\n" and not elsewhere.outputs
+    monkeypatch.setenv("VOILA_SERVER_URL", "http://127.0.0.1:8866/")
+    with capture_output() as voila:
+        note(text)
+    (shown,) = voila.outputs
+    assert not voila.stderr and shown.data["text/plain"] == text
+    assert "&lt;b&gt;s&lt;/b&gt; asked for input" in shown.data["text/html"] and "<b>" not in shown.data["text/html"]

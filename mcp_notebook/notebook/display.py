@@ -482,23 +482,3 @@ def _shows_html() -> bool:
     shell = ipython.get_ipython() if ipython is not None else None
     formatter = shell.display_formatter.formatters.get("text/html") if shell is not None else None
     return formatter is None or bool(formatter.enabled)
-
-
-def show_error_line(text: str) -> None:
-    """A one-line error as an output of its own (text and HTML), for frontends that keep no
-    error output (Voilà)."""
-    from IPython.display import display
-
-    html_line = f"<div style='color:var(--jp-error-color1, #d33)'>{escape(text)}</div>"
-    display({"text/plain": printable(text), "text/html": html_line}, raw=True)
-
-
-def note(text: str) -> None:
-    """A note from the client (a policy's answer): stderr, or, where stderr is not shown
-    (Voilà strips it), an output of its own."""
-    from .modes import in_voila
-
-    if in_voila():
-        show_error_line(text)
-    else:
-        print(text, file=sys.stderr)

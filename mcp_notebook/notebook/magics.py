@@ -23,7 +23,7 @@ from ..errors import (
 )
 from ..runtime.client import Client, get_client
 from ..runtime.steps import drive
-from . import commands, display
+from . import commands, display, notices
 from .bridge import NotebookInteraction
 from .modes import UNASKED_IN_VOILA, in_voila, voila_before_page
 from .parsing import split
@@ -78,7 +78,7 @@ def _shown_in_voila(error: MCPError, name: str) -> None:
     text = f"{name}: {error}"
     if isinstance(error, ToolDenied) and error.unanswered:
         text += " (in Voilà a cell runs before the page can show a card: %mcp form SERVER.TOOL asks in the page)"
-    display.show_error_line(text)
+    notices.show_error_line(text)
 
 
 def _one_line(error: MCPError) -> MCPError:

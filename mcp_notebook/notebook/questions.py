@@ -23,7 +23,7 @@ from ..errors import LoginRequired, RPCError
 from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, approval_on_stdin, headless_approval
 from ..runtime.terminal import StdinEnded
 from . import console
-from .display import note
+from .notices import note
 
 __all__ = ["Approval", "Asker", "Elicitation", "Login", "Question", "Sampling", "UrlElicitation", "draft"]
 
