@@ -384,6 +384,21 @@ def test_tool_error_result_shows_an_error_box(client: Any) -> None:
     assert failed.is_error and "Tool error" in call_result_html(failed)
 
 
+def test_a_render_decides_once_whether_the_structured_value_shows(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a result's structured value shows (and so which blocks repeat it) is worked
+    out once per rendering, HTML or text, not once for the blocks and again for the value."""
+    from mcp_notebook.notebook import display
+
+    server = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
+    result = server.call_tool("query_penguins", {"species": "Gentoo", "limit": 2})
+    decided: list[object] = []
+    decide = display._structured_shown
+    monkeypatch.setattr(display, "_structured_shown", lambda r: decided.append(r) or decide(r))
+    html, text = display.call_result_html(result), display.call_result_text(result)
+    assert decided == [result, result]  # one for each rendering
+    assert "Gentoo" in html and "Gentoo" in text
+
+
 def test_large_outputs_warn_and_truncate_display_not_data(ip: InteractiveShell) -> None:
     from mcp_notebook.notebook import display
 

@@ -201,10 +201,10 @@ def _structured_shown(result: CallResult) -> bool:
     return True
 
 
-def _shown_blocks(result: CallResult) -> list[dict[str, Any]]:
+def _shown_blocks(result: CallResult, structured_shown: bool) -> list[dict[str, Any]]:
     """Content blocks worth showing: one that only repeats the structured value (shown as a
-    table or JSON) is left out, so that each thing shows once."""
-    if not _structured_shown(result):
+    table or JSON: ``structured_shown``) is left out, so that each thing shows once."""
+    if not structured_shown:
         return result.content
     rows = _row_keys(result.structured)
     return [b for b in result.content if not _repeats(b, result.structured, rows)]
@@ -223,9 +223,10 @@ def call_result_html(result: CallResult) -> str:
             f'<div style="{_ERROR}"><b>Tool error</b> from <code>{escape(result.server)}.'
             f"{escape(result.tool)}</code></div>"
         )
-    shown = _shown_blocks(result)
+    structured_shown = _structured_shown(result)
+    shown = _shown_blocks(result, structured_shown)
     parts += [_block_html(b, budget) for b in shown]
-    if _structured_shown(result):
+    if structured_shown:
         table = _table_html(result.structured)
         parts.append(table or f'<pre style="{_PRE}">{escape(budget.take(_json(result.structured)))}</pre>')
     if result.output_error:
@@ -260,8 +261,9 @@ def _block_text(block: dict[str, Any], budget: _Budget) -> str:
 def call_result_text(result: CallResult) -> str:
     budget = _Budget()
     lines = ["Tool error:"] if result.is_error else []
-    lines += [_block_text(b, budget) for b in _shown_blocks(result)]
-    if _structured_shown(result):
+    structured_shown = _structured_shown(result)
+    lines += [_block_text(b, budget) for b in _shown_blocks(result, structured_shown)]
+    if structured_shown:
         lines.append(budget.take(_json(result.structured)))
     if result.output_error:
         lines.append(f"⚠ {result.output_error}")
