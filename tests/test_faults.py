@@ -445,7 +445,7 @@ def test_messages_read_on_the_loop_wait_behind_those_a_callers_thread_handed_ove
     seen: list[str] = []
 
     class Sink:
-        def on_message(self, message: dict[str, object], raw: object = None) -> None:
+        def on_message(self, message: dict[str, object], raw: object = None, related: object = None) -> None:
             seen.append(str(message.get("method") or "answer"))
 
         def on_too_large(self, request_id: object, size: int) -> None: ...
