@@ -89,6 +89,14 @@ def with_meta(params: JSON | None, meta: JSON) -> JSON:
     return out
 
 
+def with_log_level(meta: JSON, level: str | None) -> JSON:
+    """A modern request's ``_meta`` (a copy) asking the server to log at ``level`` (None: not at all)."""
+    out = {k: v for k, v in meta.items() if k != META_LOG_LEVEL}
+    if level is not None:
+        out[META_LOG_LEVEL] = level
+    return out
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a probe's answer means: ``modern`` at ``version``; ``retry`` the probe at

@@ -13,6 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import ArgumentError
+
 _IDS = (int, str)  # by exact type: a bool is not an id (True == 1 would match request 1)
 
 
@@ -173,4 +175,10 @@ _PARAMS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "notifications/elicitation/complete": _string_field("elicitationId"),
 }
 
-__all__ = ["clean_entry", "excerpt", "malformed"]
+
+def not_json(method: str, error: TypeError) -> ArgumentError:
+    """A value the JSON encoder cannot take (sent unchecked): nothing was sent."""
+    return ArgumentError(f"{method}: {error}; nothing was sent: give text, numbers, booleans, None, lists or dicts")
+
+
+__all__ = ["clean_entry", "excerpt", "malformed", "not_json"]

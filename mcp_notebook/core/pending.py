@@ -29,6 +29,15 @@ ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 REQUEST_TAG: contextvars.ContextVar[str | None] = contextvars.ContextVar("mcp_request_tag", default=None)
 
 
+# A transport's read on a blocking caller's thread (BlockingTransport.pump): reads until
+# ``done()`` or ``timeout``, waking early when ``wake_fd`` is written to; False: nothing to read here.
+Pump = Callable[[Callable[[], bool], "float | None", "int | None"], bool]
+
+
+def _shortest(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
 class Waker(Protocol):
     """What a blocking request serves while it waits (see ClientSession.request_blocking)."""
 
@@ -226,6 +235,37 @@ class PendingRequests:
             f"{pending.method} to server {self.name!r} got no answer in {pending.timeout:g} s; "
             "the request was cancelled: raise the timeout or check the server's logs"
         )
+
+    def wait_here(
+        self, pending: Pending, pump: Pump, waker: Waker | None, watcher: asyncio.AbstractEventLoop | None
+    ) -> JSON:
+        """A blocking request's wait, on its caller's thread: read the reply here (``pump``,
+        the transport's) when nobody else is reading it, else wait for whoever is. A waker
+        is served whenever it is woken. ``watcher``: the loop that cuts the read at the
+        deadline, for a transport whose pump cannot wait with one (HTTP streams)."""
+        future = pending.future
+        wake_fd = None if waker is None else waker.fileno()
+        if watcher is not None and pending.deadline is not None and not pending.settled:
+            pending.watched = True
+            watcher.call_soon_threadsafe(self.watch, watcher, pending.deadline)
+        while True:
+            remaining = None if pending.deadline is None else pending.deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise self.timeout_error(pending)
+            step = remaining if waker is None else _shortest(remaining, waker.interval())
+            if pending.rounds is not None:  # the clock restarts with each retry (on the loop): look again soon
+                step = _shortest(step, 0.1)
+            if not pending.settled and pump(pending.is_settled, step, wake_fd):
+                if waker is not None and not pending.settled:
+                    waker.serve()  # woken: the server asked something, or time to poll
+                continue
+            # Whether it is done, not result()'s TimeoutError: an answer that lands just as
+            # the wait times out, or an error the answer itself is, must not be taken for one.
+            if future.wait(step if waker is None else _shortest(step, 0.05)):
+                return future.result()  # type: ignore[no-any-return]
+            if waker is not None:
+                waker.serve()
+            # else: progress may have moved the deadline; look again
 
     def watch(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
         # One timer for all requests, at the earliest deadline, rather than a timer per

@@ -12,14 +12,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from types import EllipsisType
 from typing import Any
 
 from ..errors import (
-    ArgumentError,
     MCPError,
     MessageTooLarge,
     NotConnected,
@@ -36,7 +34,7 @@ from .listeners import Listeners, NotificationListener, TaggedListener
 from .listings import Listings
 from .loggers import CORE as LOG
 from .loggers import DEBUG, wire
-from .messages import excerpt, malformed
+from .messages import excerpt, malformed, not_json
 from .pending import REQUEST_TAG, Answer, Pending, PendingRequests, ProgressCallback, Waker
 from .protocol import INVALID_REQUEST
 from .roundtrips import InputRounds
@@ -156,11 +154,7 @@ class ClientSession:
     def log_level(self, level: str | None) -> None:
         self._log_level = level
         if self._meta is not None:
-            self._meta = era.with_meta(None, self._meta)["_meta"]
-            if level is None:
-                self._meta.pop(era.META_LOG_LEVEL, None)
-            else:
-                self._meta[era.META_LOG_LEVEL] = level
+            self._meta = era.with_log_level(self._meta, level)
 
     async def close(self) -> None:
         if not self.closed:
@@ -245,7 +239,7 @@ class ClientSession:
                 else:
                     line = await self.transport.send(message)
             except TypeError as e:
-                raise _not_json(method, e) from None
+                raise not_json(method, e) from None
             result: JSON = await pending.future
             return result
         except (asyncio.CancelledError, RequestTimeout) as e:
@@ -288,8 +282,10 @@ class ClientSession:
             try:
                 line = transport.send_nowait(message, pending.timeout)
             except TypeError as e:
-                raise _not_json(method, e) from None
-            return self._wait_here(transport, pending, waker)
+                raise not_json(method, e) from None
+            return self._requests.wait_here(
+                pending, transport.pump, waker, self._loop if self._pump_needs_watch else None
+            )
         except (KeyboardInterrupt, RequestTimeout) as e:
             notice = self._give_up(pending, e)
             if notice is not None:
@@ -298,35 +294,6 @@ class ClientSession:
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
             self.recorder.done(pending.call, pending.future, line)  # the outcome, as it ends
-
-    def _wait_here(self, transport: BlockingTransport, pending: Pending, waker: Waker | None) -> JSON:
-        """A blocking request's wait: read the reply on this thread when nobody else is
-        reading it; else wait for whoever is. A waker is served whenever it is woken."""
-        future = pending.future
-        wake_fd = None if waker is None else waker.fileno()
-        if self._pump_needs_watch and pending.deadline is not None and not pending.settled:
-            pending.watched = True
-            loop = self._loop
-            assert loop is not None
-            loop.call_soon_threadsafe(self._requests.watch, loop, pending.deadline)
-        while True:
-            remaining = None if pending.deadline is None else pending.deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                raise self._requests.timeout_error(pending)
-            step = remaining if waker is None else _shortest(remaining, waker.interval())
-            if pending.rounds is not None:  # the clock restarts with each retry (on the loop): look again soon
-                step = _shortest(step, 0.1)
-            if not pending.settled and transport.pump(pending.is_settled, step, wake_fd):
-                if waker is not None and not pending.settled:
-                    waker.serve()  # woken: the server asked something, or time to poll
-                continue
-            # Whether it is done, not result()'s TimeoutError: an answer that lands just as
-            # the wait times out, or an error the answer itself is, must not be taken for one.
-            if future.wait(step if waker is None else _shortest(step, 0.05)):
-                return future.result()  # type: ignore[no-any-return]
-            if waker is not None:
-                waker.serve()
-            # else: progress may have moved the deadline; look again
 
     def cancel(self, pending: Pending) -> None:
         """A person's Cancel (from any thread): the request ends now with RequestCancelled,
@@ -520,15 +487,6 @@ class ClientSession:
         task = asyncio.ensure_future(awaitable)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-
-
-def _shortest(a: float | None, b: float | None) -> float | None:
-    return b if a is None else a if b is None else min(a, b)
-
-
-def _not_json(method: str, error: TypeError) -> ArgumentError:
-    """A value the JSON encoder cannot take (sent unchecked): nothing was sent."""
-    return ArgumentError(f"{method}: {error}; nothing was sent: give text, numbers, booleans, None, lists or dicts")
 
 
 __all__ = [
