@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "mcp_notebook"
 HEAVY = ("IPython", "ipywidgets", "pandas")
-MAX_LINES = 550
+MAX_LINES = 500
 
 # Layer of a module: the longest prefix listed ("mcp_notebook" itself: the root __init__ only).
 LAYERS = {

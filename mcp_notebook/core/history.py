@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import RequestCancelled
 from . import jsonline
-from .redact import REDACTED, is_secret_name, redact_url
+from .redact import redact_url, shown
 from .rounds import INPUT_REQUIRED
 from .text import clipped, printable
 
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 JSON = dict[str, Any]
 HISTORY_SIZE = 1000  # requests kept per kernel, and messages per server in its transcript
-ELIDE_AT = 200  # characters of a string value shown before it is elided
 HEAVY_AT = 1 << 16  # bytes: a message read bigger than this is kept elided, never whole
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri"}
 REPLAYED = ("tools/call", "prompts/get", "resources/read")  # what an exported script redoes
@@ -421,32 +420,6 @@ def size(message: Any) -> int:
         return len(jsonline.encode(message))
     except (TypeError, ValueError):
         return 0
-
-
-def shown(value: Any, depth: int = 0) -> Any:
-    """``value`` fit to show: secret-looking keys' values hidden, long strings and big
-    lists elided, deep nesting cut (a fresh copy; the value is never changed)."""
-    if depth > 8:
-        return "…"
-    if isinstance(value, dict):
-        return {
-            str(k): (
-                REDACTED
-                if isinstance(k, str) and is_secret_name(k)
-                else redact_url(v)
-                if k == "uri" and isinstance(v, str)  # a resource's ?api_key=
-                else shown(v, depth + 1)
-            )
-            for k, v in list(value.items())[:50]
-        }
-    if isinstance(value, (list, tuple)):
-        items = [shown(v, depth + 1) for v in value[:20]]
-        if len(value) > 20:
-            items.append(f"… {len(value) - 20} more")
-        return items
-    if isinstance(value, str) and len(value) > ELIDE_AT:
-        return f"{value[:ELIDE_AT]}… ({len(value)} characters)"
-    return value
 
 
 def kind(message: JSON) -> str:

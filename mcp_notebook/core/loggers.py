@@ -23,7 +23,7 @@ import json
 import logging
 from typing import Any
 
-from .history import shown
+from .redact import shown
 from .text import printable
 
 logging.getLogger("mcp_notebook").addHandler(logging.NullHandler())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 REDACTED = "***"
 _SHORTEST = 4  # a secret value shorter than this is not masked (it would mask ordinary words)
@@ -135,3 +136,32 @@ class Mask:
 
     def __repr__(self) -> str:
         return f"<Mask of {len(self.secrets)} value(s)>"
+
+
+ELIDE_AT = 200  # characters of a string value shown before it is elided
+
+
+def shown(value: Any, depth: int = 0) -> Any:
+    """``value`` fit to show: secret-looking keys' values hidden, long strings and big
+    lists elided, deep nesting cut (a fresh copy; the value is never changed)."""
+    if depth > 8:
+        return "…"
+    if isinstance(value, dict):
+        return {
+            str(k): (
+                REDACTED
+                if isinstance(k, str) and is_secret_name(k)
+                else redact_url(v)
+                if k == "uri" and isinstance(v, str)  # a resource's ?api_key=
+                else shown(v, depth + 1)
+            )
+            for k, v in list(value.items())[:50]
+        }
+    if isinstance(value, (list, tuple)):
+        items = [shown(v, depth + 1) for v in value[:20]]
+        if len(value) > 20:
+            items.append(f"… {len(value) - 20} more")
+        return items
+    if isinstance(value, str) and len(value) > ELIDE_AT:
+        return f"{value[:ELIDE_AT]}… ({len(value)} characters)"
+    return value

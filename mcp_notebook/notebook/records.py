@@ -4,7 +4,7 @@ was answered and by whom, as text/plain and text/html, in place of the card.
 A saved notebook keeps outputs, not widgets: GitHub, nbviewer and nbconvert show a widget as
 its Python repr, and JupyterLab as "model not found". So the card, answered or closed,
 replaces itself (``update_display``) with this record, which reads the same live and saved.
-What a server sent is escaped; what looks secret is masked (history.shown).
+What a server sent is escaped; what looks secret is masked (redact.shown).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.history import shown
 from ..core.loggers import NOTEBOOK as LOG
+from ..core.redact import shown
 from ..core.text import escape, printable
 
 __all__ = ["Record"]

@@ -33,7 +33,7 @@ from .bulk import (
     result_fields,
 )
 from .calls import Finish, ToolPlan, call_progress, url_required
-from .connection import Connection, SessionLink
+from .connection import Connection
 from .context import DEFAULT, Runtime
 from .facts import ServerFacts
 from .functions import Tools
@@ -50,6 +50,7 @@ from .params import (
 )
 from .rows import RowSource, every_row, parameters
 from .schemas import tool_schema
+from .sessionlink import SessionLink
 from .steps import GrantedSteps, Steps, awaitable, blocking
 from .tasks import follow_call
 
