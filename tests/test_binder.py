@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from checkout import copy_checkout
 from nbclient import NotebookClient
+from support.checkout import copy_checkout
 
 pytestmark = pytest.mark.timeout(900)
 

@@ -22,16 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from frontends import CHROMIUM, NotebookPage, free_port, jupyter_server, launch, wait_for_port, write_notebook
-from kernels import kernel_names
+from support.frontends import CHROMIUM, NotebookPage, jupyter_server, launch, write_notebook
+from support.kernels import kernel_names
+from support.peers import EVERYTHING, SERVERS
+from support.processes import free_port, wait_for_port
 
-ROOT = Path(__file__).resolve().parent.parent
-EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 # Screenshots land in a temporary folder; MCP_NOTEBOOK_SCREENSHOTS=docs refreshes the README's.
 DOCS = Path(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-shots")
 
 DARK = bool(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS"))  # the dark theme's shots too, when refreshing docs/
-FAULTY = ROOT / "tests" / "servers" / "faulty.py"
+FAULTY = SERVERS / "faulty.py"
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)

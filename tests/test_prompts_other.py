@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import nbformat
-from conftest import EVERYTHING, node
-from kernels import text_of
 from nbclient import NotebookClient
+from support.kernels import text_of
+from support.peers import EVERYTHING, node
 
 
 def test_headless_notebook_follows_the_policy(tmp_path: Path) -> None:

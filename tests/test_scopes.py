@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, text_of
-from shells import in_notebook_folder, line, run
-from test_remote import free_port, running
+from support.kernels import Kernel, text_of
+from support.processes import free_port, running
+from support.shells import in_notebook_folder, line, run
 
 from mcp_notebook import get_client
 from mcp_notebook.core.scopes import CONFIG_DIR_ENV, user_file

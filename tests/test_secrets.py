@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import faulty_cmd
+from support.peers import faulty_cmd
 
 from mcp_notebook import Client, ServerConfig, StartupError
 from mcp_notebook.core.redact import redact_args

@@ -16,12 +16,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import EVERYTHING, SERVERS, node
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, kernel_env, kernel_names, text_of
-from test_remote import free_port, running
-from test_terminal import ipython
+from support.kernels import Kernel, kernel_names, kernel_with, text_of
+from support.peers import EVERYTHING, SERVERS, node
+from support.processes import free_port, running
+from support.terminal import ipython
 
 from mcp_notebook import Client, Handlers, Server
 from mcp_notebook.core.tasks import TASK_COLUMNS, TaskRecord
@@ -251,18 +251,15 @@ def test_mcp_tasks_lists_them() -> None:
 
 @pytest.fixture(scope="module", params=kernel_names())
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(request.param))
-    try:
-        k.like_jupyterlab()  # clicks on a subshell where the kernel needs them there (7.0-7.3)
-        text = text_of(k.run(
-            "%load_ext mcp_notebook\n"
-            f"%mcp add everything -- {node()} {EVERYTHING} stdio\n"
-            f"%mcp add tasks -- {' '.join(TASKS_SERVER)}"
-        ))  # fmt: skip
-        assert "✓ everything" in text and "✓ tasks" in text, text
+    setup = (
+        "%load_ext mcp_notebook\n"
+        f"%mcp add everything -- {node()} {EVERYTHING} stdio\n"
+        f"%mcp add tasks -- {' '.join(TASKS_SERVER)}"
+    )
+    # Clicks on a subshell where the kernel needs them there (7.0-7.3).
+    folder = tmp_path_factory.mktemp("kernel")
+    with kernel_with(request.param, folder, setup, ["everything", "tasks"], "jupyterlab") as k:
         yield k
-    finally:
-        k.close()
 
 
 def test_the_status_shows_on_a_card_until_the_result(kernel: Kernel) -> None:

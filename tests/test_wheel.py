@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from checkout import ROOT, copy_checkout
+from support.checkout import copy_checkout
+from support.peers import ROOT
 
 import mcp_notebook
 
