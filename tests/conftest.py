@@ -1,5 +1,6 @@
 """Shared fixtures: real peers (server-everything), a client, a throwaway user config
-folder. Helpers that are not fixtures live in tests/support."""
+folder; the tiers' checks (tests/support/tiers.py) and --no-skips.
+Helpers that are not fixtures live in tests/support."""
 
 from __future__ import annotations
 
@@ -7,10 +8,37 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import tiers
 from support.peers import EVERYTHING, ROOT, node
 
 from mcp_notebook import Client
 from mcp_notebook.core.scopes import CONFIG_DIR_ENV
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--no-skips", action="store_true", help="a skipped test fails the run (CI: nothing is left out)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    tiers.check(item)
+
+
+def _skipped(config: pytest.Config) -> int:
+    """How many tests were skipped, when --no-skips makes that a failure (0 otherwise)."""
+    if not config.getoption("no_skips") or hasattr(config, "workerinput"):
+        return 0  # (pytest-xdist's workers: their controller has every report)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return len(reporter.stats.get("skipped", [])) if reporter else 0
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if exitstatus == pytest.ExitCode.OK and _skipped(session.config):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if skipped := _skipped(config):
+        terminalreporter.write_line(f"--no-skips: {skipped} skipped (listed below), so the run fails", red=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,8 +5,8 @@ never the widget's state. One Jupyter server and one browser for the module; one
 (so one kernel) per test.
 
 Screenshots for the README: MCP_NOTEBOOK_SCREENSHOTS=docs.
-Needs Debian's chromium, playwright, jupyterlab and notebook; .ci/run installs them.
-Elsewhere, without chromium, the module is skipped with that reason.
+Needs Debian's chromium, playwright, jupyterlab and notebook (.ci/run installs them): the
+browser tier (tests/support/tiers.py).
 """
 
 from __future__ import annotations
@@ -22,21 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.frontends import CHROMIUM, NotebookPage, jupyter_server, launch, write_notebook
-from support.kernels import kernel_names
+from support.frontends import NotebookPage, jupyter_server, launch, write_notebook
+from support.kernels import kernel_names, kernel_spec
 from support.peers import EVERYTHING, SERVERS
 from support.processes import free_port, wait_for_port
 
+pytestmark = pytest.mark.browser
 # Screenshots land in a temporary folder; MCP_NOTEBOOK_SCREENSHOTS=docs refreshes the README's.
 DOCS = Path(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-shots")
-
 DARK = bool(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS"))  # the dark theme's shots too, when refreshing docs/
 FAULTY = SERVERS / "faulty.py"
-
-if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
-    pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
-if not os.environ.get("CI"):
-    pytest.importorskip("playwright.sync_api")
 
 SECRET = "sk-test-0123456789abcdef"  # in the Jupyter server's environment, so in the kernel's
 SETUP = ["%load_ext mcp_notebook", "%mcp add demo -- python -m mcp_notebook.demo"]
@@ -78,6 +73,8 @@ def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequ
     failed = request.session.testsfailed
 
     def open_(cells: list[str], kernel: str = "python3", app: str = "lab") -> NotebookPage:
+        if kernel != "python3":
+            kernel_spec(kernel)  # one scripts/setup made: the test fails now if it is missing
         name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
         write_notebook(folder / name, cells, kernel)
         page = browser.new_page(viewport={"width": 1200, "height": 1000})

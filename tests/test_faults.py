@@ -334,6 +334,7 @@ def test_no_process_of_a_server_outlives_its_connection(tmp_path: Path, how: str
         _kill_all(pids)
 
 
+@pytest.mark.kernel
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreapers are Linux's")
 def test_sigkill_of_the_kernel_leaves_no_process_of_a_server(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"

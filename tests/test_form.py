@@ -346,6 +346,7 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         yield k
 
 
+@pytest.mark.kernel
 def test_run_in_a_kernel(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp form demo.query_penguins -o penguins")
     assert not any(o["type"] == "error" for o in outputs), text_of(outputs)
@@ -357,6 +358,7 @@ def test_run_in_a_kernel(kernel: Kernel) -> None:
     assert "CallResult ['Gentoo', 'Gentoo']" in shown
 
 
+@pytest.mark.kernel
 def test_a_tool_that_asks_first_asks_in_a_kernel(kernel: Kernel) -> None:
     kernel.forget_widgets()
     kernel.run("%mcp form demo.delete_penguins -o deleted")
@@ -367,6 +369,7 @@ def test_a_tool_that_asks_first_asks_in_a_kernel(kernel: Kernel) -> None:
     assert "deleted 68 Chinstrap penguins" in text_of(kernel.run("print(deleted.text)"))
 
 
+@pytest.mark.kernel
 def test_headless_kernel_says_forms_need_widgets(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp form demo.query_penguins", allow_stdin=False)
     assert "UsageError" in text_of(outputs) and "forms need widgets" in text_of(outputs)

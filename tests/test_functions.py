@@ -341,6 +341,7 @@ def shell_reply(kernel: Kernel, msg_id: str) -> dict[str, Any]:
             return dict(reply["content"])
 
 
+@pytest.mark.kernel
 def test_a_kernel_completes_and_inspects_the_functions(kernel: Kernel) -> None:
     outputs = kernel.run(
         "demo = %mcp use demo\ndemo.tools.query_penguins(species='Gentoo', limit=1).structured['count']"

@@ -22,6 +22,8 @@ from support.processes import free_port, running
 
 from mcp_notebook.core.text import CONTROL
 
+pytestmark = pytest.mark.kernel
+
 HOSTILE = Path(__file__).resolve().parent / "servers" / "hostile_links.py"
 HOSTILE_TEXT = Path(__file__).resolve().parent / "servers" / "hostile_text.py"
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from support.kernels import Kernel, text_of
 
+pytestmark = pytest.mark.kernel
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "quickstart.ipynb"
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 import pytest
 from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
 
+pytestmark = pytest.mark.kernel
+
 KERNELS = [k for k in kernel_names() if ipykernel_version(k) in ((7, 4), (6, 31))]
 ROWS = "rows = [{'species': s} for s in ['Adelie', 'Gentoo', 'Chinstrap', 'Adelie', 'Gentoo']]"
 FAULTY = os.path.join(os.path.dirname(__file__), "servers", "faulty.py")

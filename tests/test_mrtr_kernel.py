@@ -14,6 +14,8 @@ import pytest
 from support.kernels import TIMEOUT, Kernel, ipykernel_version, kernel_names, kernel_with, text_of
 from support.peers import SERVERS
 
+pytestmark = pytest.mark.kernel
+
 SDK = SERVERS / "sdk_modern.py"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 

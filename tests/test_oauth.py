@@ -105,6 +105,7 @@ def _html_with(kernel: Kernel, text: str) -> str:
     return next(str(s["value"]) for s in kernel.widgets.values() if text in str(s.get("value", "")))
 
 
+@pytest.mark.kernel
 def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
     config = tmp_path / "config"
     kernel = Kernel(cwd=str(tmp_path), extra_env={"MCP_NOTEBOOK_TOKEN_STORE": "file", "XDG_CONFIG_HOME": str(config)})

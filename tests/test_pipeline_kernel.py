@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
 
+pytestmark = pytest.mark.kernel
+
 FAULTY = Path(__file__).resolve().parent / "servers" / "faulty.py"
 PAGE = "https://auth.example/connect"  # the page faulty.py's needs_url names
 NEEDS_PAGE = f"urls needs you to complete a step in your browser first ({PAGE}); then call again (code -32042)"

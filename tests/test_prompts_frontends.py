@@ -11,6 +11,8 @@ from collections.abc import Iterator
 import pytest
 from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
 
+pytestmark = pytest.mark.kernel
+
 # Not ipykernel 7.0-7.3: a fresh one of those can strand the first click sent on a subshell
 # while a cell runs (ipython/ipykernel#1529; here 1 run in 5 with the other core busy), and
 # these tests need a fresh kernel each. Their widget modes are the ones 6.x and 7.4 use

@@ -12,6 +12,8 @@ import pytest
 from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
 from support.peers import EVERYTHING
 
+pytestmark = pytest.mark.kernel
+
 
 def _channels(name: str) -> list[str]:
     # ipykernel 6 has no subshells; 7.0-7.3 only deliver clicks on a subshell (measured).

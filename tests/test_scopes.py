@@ -177,6 +177,7 @@ def _path_without(folder: Path) -> str:
     return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p) != folder)
 
 
+@pytest.mark.kernel
 def test_python_is_the_kernels_python_when_its_venv_is_not_on_path(tmp_path: Path) -> None:
     """A kernel registered from a venv that is not on PATH (what `python -m ipykernel install`
     leaves): `python` in a server's command still runs the kernel's own Python."""

@@ -262,6 +262,7 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         yield k
 
 
+@pytest.mark.kernel
 def test_the_status_shows_on_a_card_until_the_result(kernel: Kernel) -> None:
     kernel.forget_widgets()
     cell = kernel.start("r = %mcp call everything.simulate-research-query topic=tides\nr.text")
@@ -270,6 +271,7 @@ def test_the_status_shows_on_a_card_until_the_result(kernel: Kernel) -> None:
     kernel.wait_for_text("simulate-research-query</code> done")
 
 
+@pytest.mark.kernel
 def test_what_a_task_asks_shows_as_a_card(kernel: Kernel) -> None:
     # 2026-07-28: inputRequests, answered with tasks/update.
     cell = kernel.start("r = %mcp call tasks.confirm_task item=a.txt\nr.text")
@@ -284,6 +286,7 @@ def test_what_a_task_asks_shows_as_a_card(kernel: Kernel) -> None:
     assert "**Clarification**: snake" in text_of(kernel.outputs(cell))
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("how", ["Cancel", "interrupt"])
 def test_cancel_and_interrupt_send_tasks_cancel(kernel: Kernel, how: str) -> None:
     kernel.forget_widgets()

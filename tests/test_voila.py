@@ -7,7 +7,7 @@ card. Voilà runs the notebook before the page connects, so the cells themselves
 to click (the policy), which test_prompts_other covers with nbclient.
 
 Needs Debian's chromium, playwright and voila (MCP_NOTEBOOK_VOILA may name a voila
-executable in another environment); skipped without them outside CI.
+executable in another environment): the browser and voila tiers (tests/support/tiers.py).
 """
 
 from __future__ import annotations
@@ -22,17 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.frontends import CHROMIUM, WAIT_MS, launch, voila_command, write_notebook
+from support.frontends import WAIT_MS, launch, voila_command, write_notebook
 from support.kernels import ipykernel_version, kernel_names, kernel_spec
 from support.peers import EVERYTHING
 from support.processes import free_port, stop, wait_for_port
 
-if not os.environ.get("CI"):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
-    if voila_command() is None:
-        pytest.skip("voila is not installed (pip install voila, or set MCP_NOTEBOOK_VOILA)", allow_module_level=True)
-    pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.browser, pytest.mark.voila]
+# Not ipykernel 7.0-7.3 for the dashboard: a blocked cell gets only clicks sent on a
+# subshell there, and Voilà sends none.
+DASHBOARD_KERNELS = [name for name in kernel_names() if not (7, 0) <= ipykernel_version(name) < (7, 4)]
 
 CELLS = [
     "%load_ext mcp_notebook",
@@ -59,7 +57,7 @@ def _kernel_python(name: str) -> str:
 def serve_voila(folder: Path, name: str, cells: list[str]) -> Iterator[str]:
     """Voilà serving a notebook of ``cells`` on kernel ``name`` (as the notebook's "python3"): its address."""
     voila = voila_command()
-    assert voila is not None
+    assert voila is not None  # the voila tier's check
     spec = folder / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -82,12 +80,10 @@ def serve_voila(folder: Path, name: str, cells: list[str]) -> Iterator[str]:
         stop(server)
 
 
-@pytest.fixture(params=kernel_names())
+@pytest.fixture(params=DASHBOARD_KERNELS)
 def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
     """Voilà serving the dashboard on one kernel (as the notebook's "python3"): its address."""
     name = request.param
-    if (7, 0) <= ipykernel_version(name) < (7, 4):
-        pytest.skip("ipykernel 7.0-7.3 gives a blocked cell only clicks sent on a subshell; Voilà sends none")
     with serve_voila(tmp_path, name, CELLS) as url:
         yield url, name
 

@@ -8,4 +8,5 @@
 - ``shells``: this process's IPython with the extension loaded.
 - ``terminal``: IPython in a pseudo-terminal.
 - ``checkout``: a copy of the checkout as a fresh clone has it.
+- ``tiers``: the markers that group the slow or tool-bound tests, and what each needs.
 """

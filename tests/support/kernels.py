@@ -23,30 +23,39 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
+import pytest
+
 from .peers import ROOT
 
 TIMEOUT = 60.0
 KERNELS_DIR = ROOT / ".kernels"
+# The kernels of other ipykernel versions scripts/setup makes in KERNELS_DIR (its
+# `for version in ...`): clicks reach a waiting cell differently on 6.x, 7.0-7.3 and 7.4+.
+OTHER_KERNELS = ["ipykernel-6.31", "ipykernel-7.3"]
 CONTROL_PROTOCOL_VERSION = "1.0.0"  # ipywidgets 8's jupyter.widget.control
 
 
 def kernel_names() -> list[str]:
-    """The test venv's kernel, and the ones scripts/setup made."""
-    names = ["python3"]
-    share = KERNELS_DIR / "share" / "jupyter" / "kernels"
-    if share.is_dir():
-        names += sorted(p.name for p in share.iterdir() if (p / "kernel.json").exists())
-    return names
+    """The test venv's kernel, and the ones scripts/setup makes. One of those missing fails
+    its tests (Kernel says what to do): a kernel is never dropped without a word."""
+    return ["python3", *OTHER_KERNELS]
 
 
 def kernel_spec(kernel_name: str) -> Path:
-    """The kernel.json of one of the kernels scripts/setup made."""
-    return KERNELS_DIR / "share" / "jupyter" / "kernels" / kernel_name / "kernel.json"
+    """The kernel.json of one of the kernels scripts/setup made; the test fails if it is missing."""
+    spec = KERNELS_DIR / "share" / "jupyter" / "kernels" / kernel_name / "kernel.json"
+    if not spec.exists():
+        pytest.fail(f"no {kernel_name} kernel in {KERNELS_DIR}: run scripts/setup (without MCP_NOTEBOOK_SKIP_KERNELS), "
+                    f"or deselect its tests with -k 'not {kernel_name}'", pytrace=False)  # fmt: skip
+    return spec
 
 
 def kernel_env(kernel_name: str) -> dict[str, str]:
-    """Where a kernel other than this venv's is found."""
-    return {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")} if kernel_name != "python3" else {}
+    """Where a kernel other than this venv's is found (its spec checked first)."""
+    if kernel_name == "python3":
+        return {}
+    kernel_spec(kernel_name)
+    return {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")}
 
 
 def ipykernel_version(kernel_name: str) -> tuple[int, int]:
