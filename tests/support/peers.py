@@ -25,6 +25,9 @@ def node() -> str:
     return found
 
 
+TASKS_SERVER = [sys.executable, str(SERVERS / "sdk_tasks.py")]  # the 2026-07-28 tasks extension
+
+
 def faulty_cmd(mode: str) -> tuple[str, list[str]]:
     return sys.executable, [str(SERVERS / "faulty.py"), mode]
 
