@@ -1,5 +1,6 @@
-"""Shared fixtures: real peers (server-everything), a client, a throwaway user config
-folder; the tiers' checks (tests/support/tiers.py) and --no-skips.
+"""Shared fixtures: real peers (server-everything), a client, a throwaway user config folder
+and IPython folder per process; the tiers' checks (tests/support/tiers.py), --no-skips, and
+the order modules start in (the longest first).
 Helpers that are not fixtures live in tests/support."""
 
 from __future__ import annotations
@@ -17,6 +18,21 @@ from mcp_notebook.core.scopes import CONFIG_DIR_ENV
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--no-skips", action="store_true", help="a skipped test fails the run (CI: nothing is left out)")
+
+
+# The modules that take minutes (CI's --durations), longest first. They start first: with
+# whole modules handed out (--dist loadfile), a long one started last would run alone at
+# the end while the other workers wait.
+FIRST = [
+    "test_binder.py", "test_conformance.py", "test_browser.py", "test_voila.py", "test_wheel.py",
+    "test_tasks.py", "test_tasks_kernel.py", "test_remote.py", "test_modern_http.py", "test_history.py",
+    "test_notebooks.py", "test_terminal.py",
+]  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: each module's order kept
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -44,10 +60,21 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
 @pytest.fixture(scope="session", autouse=True)
 def user_config_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Saved servers (user and local scopes) go to a throwaway folder, in kernels started
-    by tests too: no test reads or writes the real user config."""
+    by tests too: no test reads or writes the real user config. (One per process: each
+    pytest-xdist worker has its own.)"""
     folder = tmp_path_factory.mktemp("user-config")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(CONFIG_DIR_ENV, str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ipython_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """IPython's profile and history database, for this process's shell and the kernels it
+    starts: a throwaway one per process, not the user's (which other runs share)."""
+    folder = tmp_path_factory.mktemp("ipython")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("IPYTHONDIR", str(folder))
         yield folder
 
 
