@@ -1,46 +1,81 @@
-"""Shared fixtures: real peers (server-everything, mcp-server-time, an SDK server) and
-the deliberately faulty server."""
+"""Shared fixtures: real peers (server-everything), a client, a throwaway user config folder
+and IPython folder per process; the tiers' checks (tests/support/tiers.py), --no-skips, and
+the order modules start in (the longest first).
+Helpers that are not fixtures live in tests/support."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from support import tiers
+from support.peers import EVERYTHING, ROOT, node
 
 from mcp_notebook import Client
 from mcp_notebook.core.scopes import CONFIG_DIR_ENV
 
-ROOT = Path(__file__).resolve().parent.parent
-SERVERS = Path(__file__).resolve().parent / "servers"
-EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--no-skips", action="store_true", help="a skipped test fails the run (CI: nothing is left out)")
 
 
-def node() -> str:
-    found = os.environ.get("MCP_NOTEBOOK_NODE") or shutil.which("node")
-    if not found:
-        pytest.fail("node is not on PATH: install Node.js >= 20 (the peers need it)")
-    return found
+# The modules that take minutes (CI's --durations), longest first. They start first: with
+# whole modules handed out (--dist loadfile), a long one started last would run alone at
+# the end while the other workers wait.
+FIRST = [
+    "test_binder.py", "test_conformance.py", "test_browser.py", "test_voila.py", "test_wheel.py",
+    "test_tasks.py", "test_tasks_kernel.py", "test_remote.py", "test_modern_http.py", "test_history.py",
+    "test_notebooks.py", "test_terminal.py",
+]  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: each module's order kept
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    tiers.check(item)
+
+
+def _skipped(config: pytest.Config) -> int:
+    """How many tests were skipped, when --no-skips makes that a failure (0 otherwise)."""
+    if not config.getoption("no_skips") or hasattr(config, "workerinput"):
+        return 0  # (pytest-xdist's workers: their controller has every report)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return len(reporter.stats.get("skipped", [])) if reporter else 0
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if exitstatus == pytest.ExitCode.OK and _skipped(session.config):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if skipped := _skipped(config):
+        terminalreporter.write_line(f"--no-skips: {skipped} skipped (listed below), so the run fails", red=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def user_config_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Saved servers (user and local scopes) go to a throwaway folder, in kernels started
-    by tests too: no test reads or writes the real user config."""
+    by tests too: no test reads or writes the real user config. (One per process: each
+    pytest-xdist worker has its own.)"""
     folder = tmp_path_factory.mktemp("user-config")
-    saved = os.environ.get(CONFIG_DIR_ENV)
-    os.environ[CONFIG_DIR_ENV] = str(folder)
-    yield folder
-    if saved is None:
-        os.environ.pop(CONFIG_DIR_ENV, None)
-    else:
-        os.environ[CONFIG_DIR_ENV] = saved
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(CONFIG_DIR_ENV, str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ipython_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """IPython's profile and history database, for this process's shell and the kernels it
+    starts: a throwaway one per process, not the user's (which other runs share)."""
+    folder = tmp_path_factory.mktemp("ipython")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("IPYTHONDIR", str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")
@@ -48,21 +83,6 @@ def everything_cmd() -> tuple[str, list[str]]:
     if not EVERYTHING.exists():
         pytest.fail(f"{EVERYTHING} is missing: run `npm ci` in {ROOT} first")
     return node(), [str(EVERYTHING), "stdio"]
-
-
-def wait_for(predicate: Callable[[], object], timeout: float = 20.0) -> bool:
-    """Poll a condition with a deadline, for facts nothing signals (a dead pid, a server's
-    stderr arriving on its own pipe); whether it came true."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return bool(predicate())
-
-
-def faulty_cmd(mode: str) -> tuple[str, list[str]]:
-    return sys.executable, [str(SERVERS / "faulty.py"), mode]
 
 
 @pytest.fixture
@@ -83,17 +103,3 @@ def module_client() -> Iterator[Client]:
 def everything(module_client: Client, everything_cmd: tuple[str, list[str]]):  # type: ignore[no-untyped-def]
     command, args = everything_cmd
     return module_client.add("everything", command, args)
-
-
-def check_resource_updates(server: Any, wait: float = 20.0) -> None:
-    """server-everything sends resources/updated for a subscribed resource once its
-    toggle-subscriber-updates tool turns them on: the subscription's callback must run."""
-    uri = server.list_resources()[0].uri
-    updated = threading.Event()
-    server.subscribe(uri, lambda u, params: u == uri and updated.set())
-    server.call_tool("toggle-subscriber-updates")
-    try:
-        assert updated.wait(wait), "no resources/updated notification arrived"
-    finally:
-        server.call_tool("toggle-subscriber-updates")
-        server.unsubscribe(uri)

@@ -5,8 +5,8 @@ never the widget's state. One Jupyter server and one browser for the module; one
 (so one kernel) per test.
 
 Screenshots for the README: MCP_NOTEBOOK_SCREENSHOTS=docs.
-Needs Debian's chromium, playwright, jupyterlab and notebook; .ci/run installs them.
-Elsewhere, without chromium, the module is skipped with that reason.
+Needs Debian's chromium, playwright, jupyterlab and notebook (.ci/run installs them): the
+browser tier (tests/support/tiers.py).
 """
 
 from __future__ import annotations
@@ -22,21 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from frontends import CHROMIUM, NotebookPage, free_port, jupyter_server, launch, wait_for_port, write_notebook
-from kernels import kernel_names
+from support.frontends import NotebookPage, jupyter_server, launch, write_notebook
+from support.kernels import kernel_names, kernel_spec
+from support.peers import EVERYTHING, SERVERS
+from support.processes import free_port, wait_for_port
 
-ROOT = Path(__file__).resolve().parent.parent
-EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-# Screenshots land in a temporary folder; MCP_NOTEBOOK_SCREENSHOTS=docs refreshes the README's.
-DOCS = Path(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS") or Path(os.environ.get("TMPDIR", "/tmp")) / "mcp-notebook-shots")
-
+pytestmark = pytest.mark.browser
 DARK = bool(os.environ.get("MCP_NOTEBOOK_SCREENSHOTS"))  # the dark theme's shots too, when refreshing docs/
-FAULTY = ROOT / "tests" / "servers" / "faulty.py"
-
-if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
-    pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
-if not os.environ.get("CI"):
-    pytest.importorskip("playwright.sync_api")
+FAULTY = SERVERS / "faulty.py"
 
 SECRET = "sk-test-0123456789abcdef"  # in the Jupyter server's environment, so in the kernel's
 SETUP = ["%load_ext mcp_notebook", "%mcp add demo -- python -m mcp_notebook.demo"]
@@ -60,6 +53,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 
 @pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: a temporary folder; MCP_NOTEBOOK_SCREENSHOTS=docs refreshes the README's."""
+    if os.environ.get("MCP_NOTEBOOK_SCREENSHOTS"):
+        folder = Path(os.environ["MCP_NOTEBOOK_SCREENSHOTS"])
+        folder.mkdir(exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("shots")
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
@@ -78,6 +81,8 @@ def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequ
     failed = request.session.testsfailed
 
     def open_(cells: list[str], kernel: str = "python3", app: str = "lab") -> NotebookPage:
+        if kernel != "python3":
+            kernel_spec(kernel)  # one scripts/setup made: the test fails now if it is missing
         name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
         write_notebook(folder / name, cells, kernel)
         page = browser.new_page(viewport={"width": 1200, "height": 1000})
@@ -132,7 +137,7 @@ def answer_demo_observation(nb: NotebookPage, i: int) -> None:
     error.wait_for(state="detached", timeout=60_000)
 
 
-def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any, server: tuple[str, Path]) -> None:
+def test_approval_and_a_form_changed_twice_in_jupyterlab(shots: Path, notebook: Any, server: tuple[str, Path]) -> None:
     nb = notebook(
         [
             "%load_ext mcp_notebook",
@@ -148,15 +153,14 @@ def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any, server: 
     assert "✓ demo" in nb.output(1)
     nb.run(2)
     approve = nb.button(2, "Approve")
-    DOCS.mkdir(exist_ok=True)
-    nb.shoot(2, DOCS / "approval.png", dark=DARK)
+    nb.shoot(2, shots / "approval.png", dark=DARK)
     approve.click()
     nb.finished(2)
     assert "deleted 152 Adelie" in nb.output(2)
 
     nb.run(3)
     answer_demo_observation(nb, 3)
-    nb.shoot(3, DOCS / "elicitation.png", dark=DARK)
+    nb.shoot(3, shots / "elicitation.png", dark=DARK)
     nb.button(3, "Accept").click()
     nb.finished(3)
     assert "recorded a female Chinstrap of 5200 g on Dream" in nb.output(3)
@@ -179,7 +183,7 @@ def test_approval_and_a_form_changed_twice_in_jupyterlab(notebook: Any, server: 
     assert SECRET not in html
 
 
-def test_every_field_kind_and_a_typed_reply_in_jupyterlab(notebook: Any) -> None:
+def test_every_field_kind_and_a_typed_reply_in_jupyterlab(shots: Path, notebook: Any) -> None:
     """server-everything's form has a field of each kind; its sampling tool returns the reply."""
     nb = notebook([*SETUP[:1], EVERYTHING_ADD, ELICITED, SAMPLED])
     nb.run_all(0, 1)
@@ -228,7 +232,7 @@ def test_every_field_kind_and_a_typed_reply_in_jupyterlab(notebook: Any) -> None
     reply = nb.cells.nth(3).locator("textarea")
     reply.wait_for(timeout=60_000)
     nb.type_into(reply, "Bonjour !")
-    nb.shoot(3, DOCS / "sampling.png", dark=DARK)
+    nb.shoot(3, shots / "sampling.png", dark=DARK)
     nb.button(3, "Approve").click()
     nb.finished(3)
     assert received(nb.output(3))["content"]["text"] == "Bonjour !"
@@ -269,7 +273,7 @@ def protected_demo() -> Iterator[str]:
     proc.wait()
 
 
-def test_login_card_in_jupyterlab(notebook: Any, protected_demo: str) -> None:
+def test_login_card_in_jupyterlab(shots: Path, notebook: Any, protected_demo: str) -> None:
     """The login card's link opens the authorization page in a new tab; it approves and sends
     the browser back to the kernel's listener; the cell goes on."""
     nb = notebook(["%load_ext mcp_notebook", f"%mcp add secure {protected_demo}"])
@@ -277,7 +281,7 @@ def test_login_card_in_jupyterlab(notebook: Any, protected_demo: str) -> None:
     nb.run(1)
     link = nb.cells.nth(1).locator("a", has_text="Log in")
     link.wait_for(timeout=60_000)
-    nb.shoot(1, DOCS / "login.png", dark=DARK)
+    nb.shoot(1, shots / "login.png", dark=DARK)
     with nb.page.expect_popup() as opened:
         link.click()
     tab = opened.value
@@ -287,7 +291,7 @@ def test_login_card_in_jupyterlab(notebook: Any, protected_demo: str) -> None:
     assert "✓ secure" in nb.output(1) and "logged in" in nb.output(1)
 
 
-def test_form_run_shows_its_result_and_asks_for_approval_in_jupyterlab(notebook: Any) -> None:
+def test_form_run_shows_its_result_and_asks_for_approval_in_jupyterlab(shots: Path, notebook: Any) -> None:
     """%mcp form: Run shows the result below the form; a tool that needs approval shows its
     card in the form, and the approved call's result replaces it."""
     nb = notebook([*SETUP, "%mcp form demo.query_penguins", "%mcp form demo.delete_penguins -o gone", "gone.text"])
@@ -308,7 +312,7 @@ def test_form_run_shows_its_result_and_asks_for_approval_in_jupyterlab(notebook:
     species.select_option(label="Chinstrap")  # a change of mind
     nb.button(3, "Run").click()
     approve = nb.button(3, "Approve")  # the card, in the form
-    nb.shoot(3, DOCS / "form.png", dark=DARK)
+    nb.shoot(3, shots / "form.png", dark=DARK)
     approve.click()
     cell.locator(".widget-html", has_text="✓ done").wait_for(timeout=60_000)
     assert "deleted 68 Chinstrap" in nb.output(3)
@@ -316,7 +320,7 @@ def test_form_run_shows_its_result_and_asks_for_approval_in_jupyterlab(notebook:
     assert "deleted 68 Chinstrap" in nb.output(4)
 
 
-def test_url_elicitation_and_map_cancel_in_jupyterlab(notebook: Any) -> None:
+def test_url_elicitation_and_map_cancel_in_jupyterlab(shots: Path, notebook: Any) -> None:
     """A page to open: the card shows the address, Accept says so to the server. A map's one
     bar: Cancel ends it with the rows done."""
     url = "https://example.org/finish-setup"
@@ -335,7 +339,7 @@ def test_url_elicitation_and_map_cancel_in_jupyterlab(notebook: Any) -> None:
     card = nb.cells.nth(2)
     card.locator("code", has_text=url).wait_for(timeout=60_000)  # the whole address, before any click
     assert card.locator("a", has_text="open it in a new tab").get_attribute("href") == url
-    nb.shoot(2, DOCS / "url.png", dark=DARK)
+    nb.shoot(2, shots / "url.png", dark=DARK)
     nb.button(2, "Accept").click()
     nb.finished(2)
     assert "User completed the URL elicitation flow" in nb.output(2) and "→ accepted" in nb.output(2)
@@ -346,7 +350,7 @@ def test_url_elicitation_and_map_cancel_in_jupyterlab(notebook: Any) -> None:
     cell.locator(".widget-html", has_text="faulty.wait (map)").wait_for(timeout=60_000)
     cell.locator(".jp-Cell-outputArea", has_text="until cancelled").wait_for(timeout=60_000)  # rows wait
     assert cell.locator("button.jupyter-button", has_text="Cancel").count() == 1  # one bar: the map's
-    nb.shoot(4, DOCS / "map.png", dark=DARK)
+    nb.shoot(4, shots / "map.png", dark=DARK)
     nb.button(4, "Cancel").click()
     nb.finished(4)
     assert "errors ['ok', 'ok', 'cancelled', 'cancelled', 'cancelled', 'cancelled']" in nb.output(4)

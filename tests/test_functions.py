@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
 import pytest
-from conftest import SERVERS, wait_for
 from IPython.core import oinspect
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, text_of
+from support.kernels import Kernel, kernel_with, text_of
+from support.peers import SERVERS
+from support.waiting import wait_for
 
 from mcp_notebook import Client, Handlers
 from mcp_notebook.core.naming import split_qualified_name
@@ -328,13 +329,9 @@ def test_tool_schemas_for_model_sdks(everything: Any, format: str) -> None:
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(cwd=str(tmp_path_factory.mktemp("kernel")))
-    try:
-        k.run("%load_ext mcp_notebook")
-        k.run("%mcp add demo -- python -m mcp_notebook.demo")
+    setup = "%load_ext mcp_notebook\n%mcp add demo -- python -m mcp_notebook.demo"
+    with kernel_with("python3", tmp_path_factory.mktemp("kernel"), setup, ["demo"]) as k:
         yield k
-    finally:
-        k.close()
 
 
 def shell_reply(kernel: Kernel, msg_id: str) -> dict[str, Any]:
@@ -344,6 +341,7 @@ def shell_reply(kernel: Kernel, msg_id: str) -> dict[str, Any]:
             return dict(reply["content"])
 
 
+@pytest.mark.kernel
 def test_a_kernel_completes_and_inspects_the_functions(kernel: Kernel) -> None:
     outputs = kernel.run(
         "demo = %mcp use demo\ndemo.tools.query_penguins(species='Gentoo', limit=1).structured['count']"

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import ROOT, faulty_cmd, node
 from IPython.core.error import UsageError
-from shells import extension_loaded, line
-from test_remote import free_port, running
+from support.peers import ROOT, faulty_cmd, node
+from support.processes import free_port, running
+from support.shells import extension_loaded, line
 
 from mcp_notebook import Client, Handlers, Server, get_client
 from mcp_notebook.core.history import Call

@@ -14,9 +14,10 @@ import urllib.request
 from collections.abc import Callable, Iterator
 
 import pytest
-from conftest import EVERYTHING, SERVERS, node
 from IPython.core.interactiveshell import InteractiveShell
-from test_remote import WAIT, free_port, running
+from support.peers import EVERYTHING, SERVERS, node
+from support.processes import free_port, running
+from support.waiting import WAIT
 
 from mcp_notebook import Client, MCPError, ProtocolError, RequestTimeout, Settings, StartupError, Status
 from mcp_notebook.runtime import Server
@@ -80,13 +81,6 @@ def _outcome(fn: Callable[[], object]) -> object:
         return fn()
     except BaseException as e:
         return e
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    c = Client()
-    yield c
-    c.close()
 
 
 def connect(client: Client, url: str, transport: str = "http") -> Server:

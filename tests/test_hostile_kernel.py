@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernels import Kernel, text_of
+from support.kernels import Kernel, kernel_with, text_of
+from support.processes import free_port, running
 
 from mcp_notebook.core.text import CONTROL
+
+pytestmark = pytest.mark.kernel
 
 HOSTILE = Path(__file__).resolve().parent / "servers" / "hostile_links.py"
 HOSTILE_TEXT = Path(__file__).resolve().parent / "servers" / "hostile_text.py"
@@ -27,13 +30,9 @@ HOSTILE_TEXT = Path(__file__).resolve().parent / "servers" / "hostile_text.py"
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel("python3", cwd=str(tmp_path_factory.mktemp("hostile")))
-    try:
-        text = text_of(k.run(f"%load_ext mcp_notebook\n%mcp add hostile -- {sys.executable} {HOSTILE}"))
-        assert "✓ hostile" in text, text
+    setup = f"%load_ext mcp_notebook\n%mcp add hostile -- {sys.executable} {HOSTILE}"
+    with kernel_with("python3", tmp_path_factory.mktemp("hostile"), setup, ["hostile"]) as k:
         yield k
-    finally:
-        k.close()
 
 
 class _Tags(HTMLParser):
@@ -103,8 +102,6 @@ def test_resource_links_to_scripts_are_text(kernel: Kernel) -> None:
 
 
 def test_a_javascript_login_page_is_refused(kernel: Kernel) -> None:
-    from test_remote import free_port, running
-
     port = free_port()
     with running([sys.executable, str(HOSTILE), "--oauth", str(port)], port):
         outputs = kernel.run(f"%mcp add evil http://127.0.0.1:{port}/mcp")

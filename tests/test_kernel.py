@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kernels import Kernel, text_of
+from support.kernels import Kernel, text_of
+
+pytestmark = pytest.mark.kernel
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "quickstart.ipynb"
 

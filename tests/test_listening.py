@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SERVERS
 from IPython.core.interactiveshell import InteractiveShell
-from shells import extension_loaded
+from support.peers import SERVERS
+from support.shells import extension_loaded
 
 from mcp_notebook import Client
 from mcp_notebook.runtime.client import get_client
@@ -21,13 +21,6 @@ WAIT = 20.0
 LISTEN_RAW = str(SERVERS / "listen_raw.py")
 SDK_MODERN = str(SERVERS / "sdk_modern.py")
 TAG = "io.modelcontextprotocol/subscriptionId"
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    c = Client()
-    yield c
-    c.close()
 
 
 def test_concurrent_subscribes_keep_both_uris_whatever_order_they_are_acknowledged_in(client: Client) -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import ROOT, faulty_cmd
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from shells import line, run
+from support.peers import EVERYTHING, ROOT, SERVERS, faulty_cmd, node
+from support.shells import line, run
 
 from mcp_notebook import CallResult, PromptResult, ReadResult, RPCError, ServerExited
 from mcp_notebook.notebook.completion import candidates
@@ -80,8 +80,6 @@ def test_tools(ip: InteractiveShell) -> None:
 def test_tools_names_do_not_depend_on_what_was_added_first(ip: InteractiveShell) -> None:
     """Server "h_" names its tool "t", added before "h" whose tool is "_t": "mcp__h___t"
     stays h's, in the table and for calls by qualified name."""
-    from conftest import SERVERS
-
     from mcp_notebook import get_client
 
     colliding = SERVERS / "colliding.py"
@@ -334,8 +332,6 @@ def test_rich_reprs(ip: InteractiveShell) -> None:
 
 
 def test_audio_plays_inline(ip: InteractiveShell) -> None:
-    from conftest import SERVERS
-
     run(ip, f"%mcp add media -- {sys.executable} {SERVERS / 'media_server.py'}")
     try:
         result = line(ip, "call media.tone hertz=440")
@@ -430,8 +426,6 @@ FILESYSTEM = ROOT / "node_modules/@modelcontextprotocol/server-filesystem/dist/i
 def test_a_servers_own_folder_wins(ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """No roots are offered by default: the filesystem server works in the folder its
     arguments name (offered the notebook's folder, it used to replace its own with it)."""
-    from conftest import node
-
     from mcp_notebook import get_client
 
     assert get_client().roots == []
@@ -450,8 +444,6 @@ def test_a_servers_own_folder_wins(ip: InteractiveShell, tmp_path: Path, capsys:
 
 def test_roots(ip: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import threading
-
-    from conftest import EVERYTHING, node
 
     from mcp_notebook import get_client
 

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SERVERS
 from servers import hostile
-from test_faults import WAIT, wait_for
-from test_remote import free_port, running
+from support.peers import SERVERS
+from support.processes import free_port, running
+from support.waiting import WAIT, wait_for
 
 from mcp_notebook import ArgumentError, CallResult, Client, ProtocolError, Server
 

@@ -17,11 +17,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import faulty_cmd, wait_for
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from shells import run
-from test_remote import free_port, running, serve
+from support.peers import faulty_cmd
+from support.processes import free_port, running, serve
+from support.shells import run
+from support.waiting import wait_for
 
 from mcp_notebook import ApprovalRequest, Client, ToolDenied
 from mcp_notebook.core.backoff import Backoff, retryable

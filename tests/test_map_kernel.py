@@ -13,7 +13,9 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
+from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
+
+pytestmark = pytest.mark.kernel
 
 KERNELS = [k for k in kernel_names() if ipykernel_version(k) in ((7, 4), (6, 31))]
 ROWS = "rows = [{'species': s} for s in ['Adelie', 'Gentoo', 'Chinstrap', 'Adelie', 'Gentoo']]"
@@ -25,17 +27,12 @@ WAITS = "waits = [{'answer': 'a'}, {'answer': 'b'}] + [{}] * 4"
 
 @pytest.fixture(scope="module", params=KERNELS)
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    name = request.param
-    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("map-kernel")), extra_env=kernel_env(name))
-    try:
-        text = text_of(k.run(
-            f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n{ROWS}\n"
-            f"%mcp add faulty -- {sys.executable} {FAULTY} ok\nfaulty = %mcp use faulty\n{WAITS}"
-        ))  # fmt: skip
-        assert "✓ demo" in text and "✓ faulty" in text, text
+    setup = (
+        f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo\n{ROWS}\n"
+        f"%mcp add faulty -- {sys.executable} {FAULTY} ok\nfaulty = %mcp use faulty\n{WAITS}"
+    )
+    with kernel_with(request.param, tmp_path_factory.mktemp("map-kernel"), setup, ["demo", "faulty"]) as k:
         yield k
-    finally:
-        k.close()
 
 
 def approval_cards(kernel: Kernel) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
-from test_terminal import environment, plain
+from support.terminal import environment, plain
 
 from mcp_notebook import Client
 from mcp_notebook.runtime.interaction import ConsoleInteraction

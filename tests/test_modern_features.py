@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SERVERS
 from IPython.core.interactiveshell import InteractiveShell
-from shells import extension_loaded
-from test_remote import free_port, running
+from support.peers import SERVERS
+from support.processes import free_port, running
+from support.shells import extension_loaded
 
 from mcp_notebook import Client, Server
 from mcp_notebook.core.caching import Freshness, ResultCache, freshness
@@ -22,13 +22,6 @@ from mcp_notebook.runtime.client import get_client
 
 WAIT = 20.0
 SDK_MODERN = str(SERVERS / "sdk_modern.py")
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    c = Client()
-    yield c
-    c.close()
 
 
 def start(client: Client, transport: str, *options: str, protocol: str = "auto") -> Iterator[Server]:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EVERYTHING, SERVERS, node
 from IPython.core.interactiveshell import InteractiveShell
-from test_remote import free_port, running
+from support.peers import EVERYTHING, SERVERS, node
+from support.processes import free_port, running
 
 from mcp_notebook import Client, MCPError, RequestTimeout, RPCError, Server
 from mcp_notebook.core.transports.http import StreamableHttpTransport

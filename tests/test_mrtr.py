@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SERVERS
-from test_remote import free_port, running
+from support.peers import SERVERS
+from support.processes import free_port, running
 
 from mcp_notebook import Client, Handlers, accept_defaults
 from mcp_notebook.core.session import current_server

@@ -11,8 +11,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import SERVERS
-from kernels import TIMEOUT, Kernel, ipykernel_version, kernel_env, kernel_names, text_of
+from support.kernels import TIMEOUT, Kernel, ipykernel_version, kernel_names, kernel_with, text_of
+from support.peers import SERVERS
+
+pytestmark = pytest.mark.kernel
 
 SDK = SERVERS / "sdk_modern.py"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -20,17 +22,12 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 @pytest.fixture(scope="module", params=kernel_names())
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(request.param))
-    try:
-        k.like_jupyterlab()
-        text = text_of(k.run(f"%load_ext mcp_notebook\n%mcp add sdk -- {sys.executable} {SDK} --modern-only"))
-        assert "✓ sdk" in text, text
+    setup = f"%load_ext mcp_notebook\n%mcp add sdk -- {sys.executable} {SDK} --modern-only"
+    with kernel_with(request.param, tmp_path_factory.mktemp("kernel"), setup, ["sdk"], "jupyterlab") as k:
         assert "2026-07-28" in text_of(
             k.run("from mcp_notebook import get_client\nget_client()['sdk'].protocol_version")
         )
         yield k
-    finally:
-        k.close()
 
 
 def card_shown_in(kernel: Kernel, cell: str) -> None:

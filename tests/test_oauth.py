@@ -18,9 +18,9 @@ from pathlib import Path
 import httpx
 import nbformat
 import pytest
-from conftest import SERVERS
-from kernels import Kernel, text_of
-from test_remote import free_port, running, serve
+from support.kernels import Kernel, text_of
+from support.peers import SERVERS
+from support.processes import free_port, running, serve
 
 from mcp_notebook import Client, LoginRequired, Status
 from mcp_notebook.core.oauth import LoginRequest
@@ -105,6 +105,7 @@ def _html_with(kernel: Kernel, text: str) -> str:
     return next(str(s["value"]) for s in kernel.widgets.values() if text in str(s.get("value", "")))
 
 
+@pytest.mark.kernel
 def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
     config = tmp_path / "config"
     kernel = Kernel(cwd=str(tmp_path), extra_env={"MCP_NOTEBOOK_TOKEN_STORE": "file", "XDG_CONFIG_HOME": str(config)})
@@ -139,7 +140,9 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
         shown.append(text_of(kernel.outputs(cell)))
         assert "✓ o" in shown[-1]
         # A pre-registered client with a secret (registered here by hand), from an env var.
-        body = {"redirect_uris": ["http://127.0.0.1:8719/callback"], "token_endpoint_auth_method": "client_secret_post",
+        redirect_port = free_port()  # a pre-registered client's redirect URI names its port
+        body = {"redirect_uris": [f"http://127.0.0.1:{redirect_port}/callback"],
+                "token_endpoint_auth_method": "client_secret_post",
                 "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]}  # fmt: skip
         registration = httpx.post(oauth_url.replace("/mcp", "/register"), json=body).json()
         client_secret = registration["client_secret"]
@@ -148,11 +151,11 @@ def test_login_card_in_a_kernel(oauth_url: str, tmp_path: Path) -> None:
         kernel.forget_widgets()
         cell = kernel.start(
             f"%mcp add o2 {oauth_url} --client-id {registration['client_id']} --client-secret-env O_SECRET "
-            "--redirect-port 8719"
+            f"--redirect-port {redirect_port}"
         )
         card = _html_with(kernel, "o2 needs you to log in")
         landed = authorize(re.search(r"href='([^']+)'", card).group(1).replace("&amp;", "&"))  # type: ignore[union-attr]
-        assert landed.startswith("http://127.0.0.1:8719/callback?")  # the fixed port
+        assert landed.startswith(f"http://127.0.0.1:{redirect_port}/callback?")  # the port given
         urllib.request.urlopen(landed).read()
         shown.append(text_of(kernel.outputs(cell)))
         assert "✓ o2" in shown[-1]

@@ -6,7 +6,7 @@ import json
 import sys
 import threading
 
-from conftest import SERVERS
+from support.peers import SERVERS
 
 from mcp_notebook import Client
 

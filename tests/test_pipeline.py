@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import EVERYTHING, SERVERS, faulty_cmd, node
-from test_remote import free_port, running
+from support.peers import EVERYTHING, SERVERS, faulty_cmd, node
+from support.processes import free_port, running
 
 from mcp_notebook import ApprovalPolicy, ApprovalRequest, Client, Server
 from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction

@@ -5,7 +5,7 @@ On ipykernel 7 ``%mcp call`` is awaited (see mcp_notebook/notebook/transform.py)
 person uses, the cell shows the page a server needs visited (error -32042) with the
 one-line error, the server's log lines, and an interrupted call says which server it was.
 Run in every ipykernel 7 kernel available (the test venv's 7.4, and 7.3 from
-scripts/setup --kernels); tests/test_pipeline.py compares the two paths without a kernel.
+scripts/setup); tests/test_pipeline.py compares the two paths without a kernel.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
+from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
+
+pytestmark = pytest.mark.kernel
 
 FAULTY = Path(__file__).resolve().parent / "servers" / "faulty.py"
 PAGE = "https://auth.example/connect"  # the page faulty.py's needs_url names
@@ -41,19 +43,14 @@ AWAITED = ("magic", "awaited")
 
 @pytest.fixture(scope="module", params=KERNELS)
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    name = request.param
-    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("pipeline")), extra_env=kernel_env(name))
-    try:
-        text = text_of(k.run(
-            "%load_ext mcp_notebook\n"
-            "from mcp_notebook import get_client\n"
-            "%mcp add demo -- python -m mcp_notebook.demo\n"
-            f"%mcp add urls -- {sys.executable} {FAULTY} ok"
-        ))  # fmt: skip
-        assert "✓ demo" in text and "✓ urls" in text, text
+    setup = (
+        "%load_ext mcp_notebook\n"
+        "from mcp_notebook import get_client\n"
+        "%mcp add demo -- python -m mcp_notebook.demo\n"
+        f"%mcp add urls -- {sys.executable} {FAULTY} ok"
+    )
+    with kernel_with(request.param, tmp_path_factory.mktemp("pipeline"), setup, ["demo", "urls"]) as k:
         yield k
-    finally:
-        k.close()
 
 
 def errors(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:

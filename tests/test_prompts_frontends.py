@@ -1,7 +1,7 @@
 """Frontends that send allow_stdin=False: a headless runner (nbclient, papermill) and one that
 shows widgets but has no input() (Voilà), told apart by whether a widget manager connected
 (see mcp_notebook/notebook/modes.py). Real kernels, each ipykernel the suite covers; the
-frontend's side is played by tests/kernels.py as a widget manager would."""
+frontend's side is played by tests/support/kernels.py as a widget manager would."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
+from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
+
+pytestmark = pytest.mark.kernel
 
 # Not ipykernel 7.0-7.3: a fresh one of those can strand the first click sent on a subshell
 # while a cell runs (ipython/ipykernel#1529; here 1 run in 5 with the other core busy), and
@@ -21,15 +23,10 @@ NAMES = [name for name in kernel_names() if not (7, 0) <= ipykernel_version(name
 @pytest.fixture(params=NAMES, ids=NAMES)
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     """A fresh kernel with the demo server: nothing has connected a widget manager to it yet."""
-    name = request.param
-    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(name))
-    try:
-        k.like_jupyterlab()
-        text = text_of(k.run("%load_ext mcp_notebook\n%mcp add demo -- python -m mcp_notebook.demo", allow_stdin=False))
-        assert "✓ demo" in text, text
+    setup = "%load_ext mcp_notebook\n%mcp add demo -- python -m mcp_notebook.demo"
+    folder = tmp_path_factory.mktemp("kernel")
+    with kernel_with(request.param, folder, setup, ["demo"], "jupyterlab", allow_stdin=False) as k:
         yield k
-    finally:
-        k.close()
 
 
 def test_widget_manager_turns_headless_into_a_card(kernel: Kernel) -> None:

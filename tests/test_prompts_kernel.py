@@ -1,6 +1,6 @@
 """Prompts in real kernels: approval, elicitation and sampling cards answered by simulated
 clicks and value changes, on the main shell and on a subshell, for every kernel available
-(the test venv's ipykernel, and the ones scripts/setup --kernels made)."""
+(the test venv's ipykernel, and the ones scripts/setup made)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from conftest import EVERYTHING
-from kernels import Kernel, ipykernel_version, kernel_env, kernel_names, text_of
+from support.kernels import Kernel, ipykernel_version, kernel_names, kernel_with, text_of
+from support.peers import EVERYTHING
+
+pytestmark = pytest.mark.kernel
 
 
 def _channels(name: str) -> list[str]:
@@ -35,20 +37,14 @@ CASES = [(k, c) for k in kernel_names() for c in _channels(k)]
 @pytest.fixture(scope="module", params=CASES, ids=[f"{k}-{c}" for k, c in CASES])
 def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
     name, channel = request.param
-    k = Kernel(name, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(name))
-    try:
-        if channel == "subshell":
-            k.use_subshell()
-        node = os.environ.get("MCP_NOTEBOOK_NODE", "node")
-        text = text_of(k.run(
-            "%load_ext mcp_notebook\n"
-            "%mcp add demo -- python -m mcp_notebook.demo\n"
-            f"%mcp add everything -- {node} {EVERYTHING} stdio"
-        ))  # fmt: skip
-        assert "✓ demo" in text and "✓ everything" in text, text
+    node = os.environ.get("MCP_NOTEBOOK_NODE", "node")
+    setup = (
+        "%load_ext mcp_notebook\n"
+        "%mcp add demo -- python -m mcp_notebook.demo\n"
+        f"%mcp add everything -- {node} {EVERYTHING} stdio"
+    )
+    with kernel_with(name, tmp_path_factory.mktemp("kernel"), setup, ["demo", "everything"], channel) as k:
         yield k
-    finally:
-        k.close()
 
 
 @pytest.fixture(autouse=True)

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import EVERYTHING, node
-from kernels import text_of
 from nbclient import NotebookClient
+from support.kernels import text_of
+from support.peers import EVERYTHING, node
+
+pytestmark = pytest.mark.kernel
 
 
 def test_headless_notebook_follows_the_policy(tmp_path: Path) -> None:

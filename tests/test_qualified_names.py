@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from conftest import SERVERS
+from support.peers import SERVERS
 
 from mcp_notebook import Client, qualified_name
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import EVERYTHING, ROOT, node
+from support.peers import EVERYTHING, ROOT, node
 
 from mcp_notebook import ArgumentError, CallResult, Client, Server
 

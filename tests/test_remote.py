@@ -3,19 +3,17 @@ over --http and --sse (the official SDK's HTTP transports), auto-detection, HTTP
 
 from __future__ import annotations
 
-import contextlib
-import os
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EVERYTHING, SERVERS, check_resource_updates, node
 from IPython.core.interactiveshell import InteractiveShell
+from support.peers import EVERYTHING, SERVERS, check_resource_updates, node
+from support.processes import free_port, running, serve
+from support.waiting import WAIT
 
 from mcp_notebook import (
     ArgumentError,
@@ -29,54 +27,12 @@ from mcp_notebook import (
     Status,
 )
 
-WAIT = 20.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def serve(command: list[str], port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return proc
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.05)
-    proc.kill()
-    pytest.fail(f"{command} did not listen on {port}")
-
-
-@contextlib.contextmanager
-def running(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
-    """A server listening on ``port`` for the duration; killed after."""
-    proc = serve(command, port, env)
-    try:
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
-
 
 @pytest.fixture(scope="module", params=["streamableHttp", "sse"])
 def everything_url(request: pytest.FixtureRequest) -> Iterator[str]:
     port = free_port()
     with running([node(), str(EVERYTHING), request.param], port, {"PORT": str(port)}):
         yield f"http://127.0.0.1:{port}/{'mcp' if request.param == 'streamableHttp' else 'sse'}"
-
-
-@pytest.fixture
-def client() -> Iterator[Client]:
-    c = Client()
-    yield c
-    c.close()
 
 
 def test_auto_trying_streamable_http_first_leaves_no_error_in_the_history(client: Client, everything_url: str) -> None:

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pandas as pd
 import pytest
-from conftest import SERVERS
 from IPython.core.interactiveshell import InteractiveShell
+from support.peers import SERVERS
 
 from mcp_notebook import ArgumentError, Client, MessageTooLarge, Settings, Status
 from mcp_notebook.core.transports import DEFAULT_MAX_MESSAGE_SIZE

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SERVERS
+from support.peers import SERVERS
 
 from mcp_notebook import Client, Handlers
 from mcp_notebook.core.rounds import Rounds

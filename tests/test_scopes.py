@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, text_of
-from shells import in_notebook_folder, line, run
-from test_remote import free_port, running
+from support.kernels import Kernel, text_of
+from support.processes import free_port, running
+from support.shells import in_notebook_folder, line, run
 
 from mcp_notebook import get_client
 from mcp_notebook.core.scopes import CONFIG_DIR_ENV, user_file
@@ -177,6 +177,7 @@ def _path_without(folder: Path) -> str:
     return os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p) != folder)
 
 
+@pytest.mark.kernel
 def test_python_is_the_kernels_python_when_its_venv_is_not_on_path(tmp_path: Path) -> None:
     """A kernel registered from a venv that is not on PATH (what `python -m ipykernel install`
     leaves): `python` in a server's command still runs the kernel's own Python."""

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import faulty_cmd, wait_for
+from support.peers import faulty_cmd
+from support.waiting import wait_for
 
 from mcp_notebook import Client, ServerConfig, StartupError
 from mcp_notebook.core.redact import redact_args

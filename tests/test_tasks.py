@@ -2,13 +2,12 @@
 against server-everything (``simulate-research-query`` requires task augmentation), and the
 2026-07-28 extension ``io.modelcontextprotocol/tasks`` against tests/servers/sdk_tasks.py (an
 official-SDK server; the SDK has the extension mechanism but no tasks extension, so the
-server writes it from the spec's text), over stdio and Streamable HTTP; and in a real kernel
-(a progress card with Cancel, an interrupt, %mcp tasks)."""
+server writes it from the spec's text), over stdio and Streamable HTTP; %mcp tasks; on a
+terminal. In a real kernel: tests/test_tasks_kernel.py."""
 
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,19 +15,17 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import EVERYTHING, SERVERS, node
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from kernels import Kernel, kernel_env, kernel_names, text_of
-from test_remote import free_port, running
-from test_terminal import ipython
+from support.peers import EVERYTHING, TASKS_SERVER, node
+from support.processes import free_port, running
+from support.terminal import ipython
 
 from mcp_notebook import Client, Handlers, Server
 from mcp_notebook.core.tasks import TASK_COLUMNS, TaskRecord
 from mcp_notebook.errors import ProtocolError, RPCError
 
 WAIT = 30.0  # seconds: a deadline for events, never a sleep
-TASKS_SERVER = [sys.executable, str(SERVERS / "sdk_tasks.py")]
 
 
 def wait_until(condition: Callable[[], Any], what: str) -> Any:
@@ -244,70 +241,6 @@ def test_mcp_tasks_lists_them() -> None:
         shell.run_line_magic("mcp", "remove everything")
         shell.run_line_magic("mcp", "remove tasks")
         shell.run_line_magic("unload_ext", "mcp_notebook")
-
-
-# -- in a real kernel: the progress card, its Cancel, an interrupt ---------------------------
-
-
-@pytest.fixture(scope="module", params=kernel_names())
-def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    k = Kernel(request.param, cwd=str(tmp_path_factory.mktemp("kernel")), extra_env=kernel_env(request.param))
-    try:
-        k.like_jupyterlab()  # clicks on a subshell where the kernel needs them there (7.0-7.3)
-        text = text_of(k.run(
-            "%load_ext mcp_notebook\n"
-            f"%mcp add everything -- {node()} {EVERYTHING} stdio\n"
-            f"%mcp add tasks -- {' '.join(TASKS_SERVER)}"
-        ))  # fmt: skip
-        assert "✓ everything" in text and "✓ tasks" in text, text
-        yield k
-    finally:
-        k.close()
-
-
-def test_the_status_shows_on_a_card_until_the_result(kernel: Kernel) -> None:
-    kernel.forget_widgets()
-    cell = kernel.start("r = %mcp call everything.simulate-research-query topic=tides\nr.text")
-    kernel.wait_for_text("simulate-research-query</code> task working: Gathering sources")  # the server's status
-    assert "Research Report: tides" in text_of(kernel.outputs(cell))
-    kernel.wait_for_text("simulate-research-query</code> done")
-
-
-def test_what_a_task_asks_shows_as_a_card(kernel: Kernel) -> None:
-    # 2026-07-28: inputRequests, answered with tasks/update.
-    cell = kernel.start("r = %mcp call tasks.confirm_task item=a.txt\nr.text")
-    kernel.set_value("Delete?", True)
-    kernel.click("Accept")
-    assert "deleted a.txt" in text_of(kernel.outputs(cell))
-    # 2025-11-25: elicitation/create while tasks/result waits.
-    kernel.forget_widgets()
-    cell = kernel.start("r = %mcp call everything.simulate-research-query topic=python ambiguous=true\nr.text")
-    kernel.set_value("Clarification", "Python snake species")
-    kernel.click("Accept")
-    assert "**Clarification**: snake" in text_of(kernel.outputs(cell))
-
-
-@pytest.mark.parametrize("how", ["Cancel", "interrupt"])
-def test_cancel_and_interrupt_send_tasks_cancel(kernel: Kernel, how: str) -> None:
-    kernel.forget_widgets()
-    cell = kernel.start("r = %mcp call tasks.slow_task seconds=60\nr.text")
-    kernel.wait_for_widget("Cancel", "ButtonModel")  # the task's card is up: it runs
-    if how == "Cancel":
-        kernel.click("Cancel")
-    else:
-        kernel.km.interrupt_kernel()
-    text = text_of(kernel.outputs(cell))
-    assert "RequestCancelled" in text or "KeyboardInterrupt" in text, text
-    check = (
-        "import time, mcp_notebook\n"
-        "c = mcp_notebook.get_client(); t = c.runtime.tasks.records('tasks')[-1]\n"
-        "for _ in range(1000):\n"
-        "    if t.status == 'cancelled': break\n"
-        "    time.sleep(0.01)\n"
-        "print('server says', c['tasks'].request('tasks/get', {'taskId': t.task_id})['status'])"
-    )
-    assert "server says cancelled" in text_of(kernel.run(check))
-    assert "cancelled" in text_of(kernel.run("%mcp tasks tasks"))
 
 
 # -- on a terminal: a status line, Ctrl-C -------------------------------------------------

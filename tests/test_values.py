@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
-from shells import run
+from support.shells import run
 
 from mcp_notebook import ArgumentError, Client
 from mcp_notebook.core.values import to_json

@@ -7,7 +7,7 @@ card. Voilà runs the notebook before the page connects, so the cells themselves
 to click (the policy), which test_prompts_other covers with nbclient.
 
 Needs Debian's chromium, playwright and voila (MCP_NOTEBOOK_VOILA may name a voila
-executable in another environment); skipped without them outside CI.
+executable in another environment): the browser and voila tiers (tests/support/tiers.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,30 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from frontends import stop, wait_for_port
-from kernels import CHROMIUM_ARGS, KERNELS_DIR, ipykernel_version, kernel_names, write_notebook
+from support.frontends import WAIT_MS, launch, voila_command, write_notebook
+from support.kernels import ipykernel_version, kernel_names, kernel_spec
+from support.peers import EVERYTHING
+from support.processes import free_port, stop, wait_for_port
 
-CHROMIUM = "/usr/bin/chromium"
-WAIT_MS = 60_000
-
-
-def _voila() -> list[str] | None:
-    if os.environ.get("MCP_NOTEBOOK_VOILA"):
-        return [os.environ["MCP_NOTEBOOK_VOILA"]]
-    try:
-        import voila  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        return None
-    return [sys.executable, "-m", "voila"]
-
-
-VOILA = _voila()
-if not os.environ.get("CI"):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("no /usr/bin/chromium here (apt-get install chromium; CI installs it)", allow_module_level=True)
-    if VOILA is None:
-        pytest.skip("voila is not installed (pip install voila, or set MCP_NOTEBOOK_VOILA)", allow_module_level=True)
-    pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.browser, pytest.mark.voila]
+# Not ipykernel 7.0-7.3 for the dashboard: a blocked cell gets only clicks sent on a
+# subshell there, and Voilà sends none.
+DASHBOARD_KERNELS = [name for name in kernel_names() if not (7, 0) <= ipykernel_version(name) < (7, 4)]
 
 CELLS = [
     "%load_ext mcp_notebook",
@@ -66,14 +50,14 @@ CELLS = [
 def _kernel_python(name: str) -> str:
     if name == "python3":
         return sys.executable
-    spec = json.loads((KERNELS_DIR / "share" / "jupyter" / "kernels" / name / "kernel.json").read_text())
-    return str(spec["argv"][0])
+    return str(json.loads(kernel_spec(name).read_text())["argv"][0])
 
 
 @contextlib.contextmanager
 def serve_voila(folder: Path, name: str, cells: list[str]) -> Iterator[str]:
     """Voilà serving a notebook of ``cells`` on kernel ``name`` (as the notebook's "python3"): its address."""
-    assert VOILA is not None
+    voila = voila_command()
+    assert voila is not None  # the voila tier's check
     spec = folder / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -83,30 +67,23 @@ def serve_voila(folder: Path, name: str, cells: list[str]) -> Iterator[str]:
     spec.joinpath("kernel.json").write_text(json.dumps({"argv": argv, "display_name": name, "language": "python",
                                                         "env": env}))  # fmt: skip
     write_notebook(folder / "dashboard.ipynb", cells)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     server = subprocess.Popen(
-        [*VOILA, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "dashboard.ipynb"],
+        [*voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "dashboard.ipynb"],
         cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "JUPYTER_PATH": str(folder / "jupyter"), "MCP_NOTEBOOK_TOKEN_STORE": "memory"},
     )  # fmt: skip
-    try:
-        wait_for_port(port, server, "Voilà")
-    except RuntimeError as e:
-        pytest.fail(str(e))
+    wait_for_port(port, server, "Voilà", 60)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(server)
 
 
-@pytest.fixture(params=kernel_names())
+@pytest.fixture(params=DASHBOARD_KERNELS)
 def dashboard(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
     """Voilà serving the dashboard on one kernel (as the notebook's "python3"): its address."""
     name = request.param
-    if (7, 0) <= ipykernel_version(name) < (7, 4):
-        pytest.skip("ipykernel 7.0-7.3 gives a blocked cell only clicks sent on a subshell; Voilà sends none")
     with serve_voila(tmp_path, name, CELLS) as url:
         yield url, name
 
@@ -116,7 +93,7 @@ def page_at(url: str, tag: str) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1000, "height": 900})
         try:
             page.goto(url, timeout=WAIT_MS)
@@ -195,11 +172,10 @@ def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:
 def test_a_form_elicitation_and_a_typed_reply_in_voila(tmp_path: Path) -> None:
     """A server's questions during a form's Run, answered in the page: the observation form
     changed twice, a model reply typed key by key; each read back from the server."""
-    everything = Path(__file__).resolve().parent.parent / "node_modules/@modelcontextprotocol/server-everything"
     cells = [
         "%load_ext mcp_notebook",
         f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
-        f"%mcp add everything -- node {everything / 'dist' / 'index.js'} stdio",
+        f"%mcp add everything -- node {EVERYTHING} stdio",
         "%mcp form demo.add_observation",
         "%mcp form everything.trigger-sampling-request",
     ]

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from checkout import ROOT, copy_checkout
+from support.checkout import copy_checkout
+from support.peers import ROOT
 
 import mcp_notebook
 
-pytestmark = pytest.mark.timeout(900)  # a build and a venv: about two minutes on 2 busy cores
+pytestmark = [pytest.mark.build, pytest.mark.timeout(900)]  # a build and a venv: about two minutes on 2 busy cores
 VERSION = mcp_notebook.__version__
 # Nothing may come from the source tree: no PYTHONPATH, and commands run elsewhere.
 ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}

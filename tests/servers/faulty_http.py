@@ -28,7 +28,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from httpbase import QuietHandler
 
 NAMES = ("echo", "big", "bigjson", "cut", "garbage", "hang", "resumable", "forget", "bom")
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in NAMES]
@@ -38,34 +40,20 @@ HELD: dict[str, int] = {}  # Last-Event-ID -> the request id whose reply it resu
 LEGACY: list[Callable[[dict], None]] = []  # the open legacy stream's writer (the latest)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _send(self, status: int, kind: str, body: bytes, extra: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(QuietHandler):
     def do_GET(self) -> None:
         if self.path == "/ok/counts":
-            return self._send(200, "application/json", json.dumps(COUNTS).encode())
+            return self.reply(200, "application/json", json.dumps(COUNTS).encode())
         if self.path == "/busy-sse/sse":
             return self._legacy_stream()
         rid = HELD.pop(self.headers.get("Last-Event-ID", ""), None)
         if rid is None:
-            return self._send(405, "text/plain", b"no stream here")
+            return self.reply(405, "text/plain", b"no stream here")
         reply = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "resumed"}]}}
-        self._send(200, "text/event-stream", f"id: r-2\ndata: {json.dumps(reply)}\n\n".encode())
+        self.reply(200, "text/event-stream", f"id: r-2\ndata: {json.dumps(reply)}\n\n".encode())
 
     def do_DELETE(self) -> None:
-        self._send(200, "text/plain", b"")
+        self.reply(200, "text/plain", b"")
 
     def _legacy_stream(self) -> None:
         """A legacy event stream: it names the endpoint, carries the replies, and stays open."""
@@ -96,8 +84,8 @@ class Handler(BaseHTTPRequestHandler):
             key = f"busy-sse:{message['params'].get('arguments', {}).get('key')}"
             COUNTS[key] = COUNTS.get(key, 0) + 1
             if COUNTS[key] == 1:
-                return self._send(503, "text/plain", b"busy, try again", {"Retry-After": "7"})
-        self._send(202, "text/plain", b"")
+                return self.reply(503, "text/plain", b"busy, try again", {"Retry-After": "7"})
+        self.reply(202, "text/plain", b"")
         if rid is None:
             return
         result: dict = {"content": [{"type": "text", "text": "fine"}]}
@@ -113,30 +101,30 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/busy-sse/messages":
             return self._legacy_post(message)
         if self.path.startswith("/html"):
-            return self._send(500, "text/html", b"<html><body><h1>Internal Server Error</h1></body></html>")
+            return self.reply(500, "text/html", b"<html><body><h1>Internal Server Error</h1></body></html>")
         if self.path.startswith("/auth"):
-            return self._send(401, "text/plain", b"missing token", {"WWW-Authenticate": "Bearer"})
+            return self.reply(401, "text/plain", b"missing token", {"WWW-Authenticate": "Bearer"})
         if self.path.startswith("/forbidden"):
-            return self._send(403, "text/plain", b"not for you")
+            return self.reply(403, "text/plain", b"not for you")
         if self.path.startswith("/down"):
-            return self._send(503, "text/plain", b"upstream unavailable, try later")
+            return self.reply(503, "text/plain", b"upstream unavailable, try later")
         if self.path.startswith("/silent"):
             time.sleep(3600)
         if self.path.startswith("/unknown"):
             error = {"code": -32601, "message": f"Method not found: {message.get('method')}"}
             body = json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": error}).encode()
-            return self._send(404, "application/json", body)
+            return self.reply(404, "application/json", body)
         method, rid = message.get("method"), message.get("id")
         session = self.headers.get("Mcp-Session-Id")
         if method != "initialize" and session not in SESSIONS:
             body = b'{"jsonrpc": "2.0", "error": {"code": -32001, "message": "no such session"}}'
-            return self._send(404, "application/json", body)
+            return self.reply(404, "application/json", body)
         if rid is None:
-            return self._send(202, "text/plain", b"")
+            return self.reply(202, "text/plain", b"")
 
         def reply(result: dict, extra: dict[str, str] | None = None) -> None:
             body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode()
-            self._send(200, "application/json", body, extra)
+            self.reply(200, "application/json", body, extra)
 
         if method == "initialize":
             session = f"s-{len(SESSIONS) + 1}-{time.monotonic_ns()}"
@@ -152,24 +140,24 @@ class Handler(BaseHTTPRequestHandler):
             key = f"busy:{message['params'].get('arguments', {}).get('key')}"
             COUNTS[key] = COUNTS.get(key, 0) + 1
             if COUNTS[key] == 1:
-                return self._send(503, "text/plain", b"busy, try again", {"Retry-After": "7"})
+                return self.reply(503, "text/plain", b"busy, try again", {"Retry-After": "7"})
             if COUNTS[key] == 2:
                 error = {"code": -32000, "message": "rate limited"}
                 body = json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}).encode()
-                return self._send(429, "application/json", body, {"Retry-After": "5"})
+                return self.reply(429, "application/json", body, {"Retry-After": "5"})
         COUNTS[name] = COUNTS.get(name, 0) + 1
         if name == "echo":
             return reply({"content": [{"type": "text", "text": "fine"}]})
         if name == "bom":  # JSON with a UTF-8 byte-order mark, which JSON readers take
             body = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "café"}]}})
-            return self._send(200, "application/json", b"\xef\xbb\xbf" + body.encode())
+            return self.reply(200, "application/json", b"\xef\xbb\xbf" + body.encode())
         if name == "forget":
             SESSIONS.clear()
             return reply({"content": [{"type": "text", "text": "forgotten"}]})
         if name == "bigjson":
             return reply({"content": [{"type": "text", "text": "x" * 3_000_000}]})
         if name == "garbage":
-            return self._send(200, "application/json", b"{this is not json")
+            return self.reply(200, "application/json", b"{this is not json")
         if name == "hang":
             time.sleep(30)
             return None

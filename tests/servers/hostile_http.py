@@ -34,8 +34,10 @@ import json
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from httpbase import QuietHandler
 
 ELSEWHERE = sys.argv[2] if len(sys.argv) > 2 else "http://127.0.0.1:9"
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("echo", "keepalive", "hang", "tail", "badid")]
@@ -55,21 +57,7 @@ def _count(key: str, by: int) -> None:
         COUNTS[key] += by
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _send(self, status: int, kind: str, body: bytes, extra: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(QuietHandler):
     def _redirect(self, to: str) -> None:
         self.send_response(307)
         self.send_header("Location", to)
@@ -99,7 +87,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path == "/counts":
             with LOCK:
-                return self._send(200, "application/json", json.dumps(COUNTS).encode())
+                return self.reply(200, "application/json", json.dumps(COUNTS).encode())
         _count("requests", 1)
         prefix = self.path.split("/")[1]
         if prefix in ("redirect", "redirect-sse"):
@@ -119,11 +107,11 @@ class Handler(BaseHTTPRequestHandler):
             LEGACY[prefix] = write
             write("endpoint", endpoint)
             return self._keep_alive()
-        self._send(405, "text/plain", b"no stream here")
+        self.reply(405, "text/plain", b"no stream here")
 
     def do_DELETE(self) -> None:
         _count("requests", 1)
-        self._send(200, "text/plain", b"")
+        self.reply(200, "text/plain", b"")
 
     def do_POST(self) -> None:
         _count("requests", 1)
@@ -146,16 +134,16 @@ class Handler(BaseHTTPRequestHandler):
         if prefix == "hang-post":
             if method == "initialize":
                 LEGACY[prefix]("message", json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}))
-                return self._send(202, "text/plain", b"")
+                return self.reply(202, "text/plain", b"")
             if rid is None:
-                return self._send(202, "text/plain", b"")
+                return self.reply(202, "text/plain", b"")
             time.sleep(3600)
         if rid is None:
-            return self._send(202, "text/plain", b"")
+            return self.reply(202, "text/plain", b"")
         reply = json.dumps({"jsonrpc": "2.0", "id": rid, "result": result})
         if method == "initialize":
             session = SESSION_IDS.get(prefix, "s-1")
-            return self._send(200, "application/json", reply.encode(), {"Mcp-Session-Id": session})
+            return self.reply(200, "application/json", reply.encode(), {"Mcp-Session-Id": session})
         name = (message.get("params") or {}).get("name")
         if method == "tools/call" and name == "hang":
             time.sleep(3600)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from httpbase import QuietHandler
 
 EVIL = "javascript:alert(document.domain)"
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("visit", "needs_page", "link")]
@@ -64,21 +66,9 @@ def stdio() -> None:
                 result(rid, {"content": links})
 
 
-class OAuthHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
+class OAuthHandler(QuietHandler):
     def _json(self, status: int, body: dict, extra: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
+        self.reply(status, "application/json", json.dumps(body).encode(), extra)
 
     def do_GET(self) -> None:
         origin = f"http://127.0.0.1:{self.server.server_address[1]}"

@@ -27,8 +27,10 @@ import queue
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from httpbase import QuietHandler
 
 TRICKS = (
     "\x1b[2J\x1b[3J\x1b[H"  # clear the screen and the scrollback
@@ -282,33 +284,22 @@ def _answers(rid: Any) -> queue.Queue[Message]:
         return ANSWERS.setdefault(json.dumps(rid), queue.Queue())
 
 
-class HttpHandler(BaseHTTPRequestHandler):
+class HttpHandler(QuietHandler):
     """Each request's reply on an SSE stream (chunked), notifications and requests first."""
 
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _plain(self, status: int, body: bytes = b"") -> None:
-        self.send_response(status)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
     def do_GET(self) -> None:
-        self._plain(405)  # no stream for what the server starts on its own
+        self.reply(405)  # no stream for what the server starts on its own
 
     def do_DELETE(self) -> None:
-        self._plain(200)
+        self.reply(200)
 
     def do_POST(self) -> None:
         msg = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
         if "method" not in msg:  # the client's answer to one of our requests
             _answers(msg.get("id")).put(msg)
-            return self._plain(202)
+            return self.reply(202)
         if msg.get("id") is None:
-            return self._plain(202)
+            return self.reply(202)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")

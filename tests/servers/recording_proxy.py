@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import httpx
+from httpbase import QuietHandler
 
 UPSTREAM = ""
 LOG = ""
@@ -30,12 +31,7 @@ LOCK = threading.Lock()
 HOP = {"host", "content-length", "connection", "transfer-encoding", "keep-alive"}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
+class Handler(QuietHandler):
     def _handle(self) -> None:
         size = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(size) if size else b""

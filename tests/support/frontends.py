@@ -9,9 +9,9 @@ installs them. Never ``playwright install`` (it downloads a browser).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,9 +20,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kernels import CHROMIUM_ARGS, KERNELS_DIR
+import pytest
+
+from .kernels import KERNELS_DIR
+from .processes import free_port, stop
 
 CHROMIUM = "/usr/bin/chromium"
+# Debian's Chromium as the tests launch it: without the background-networking flags it tries
+# hosts this machine cannot reach.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]  # fmt: skip
 WAIT_MS = 60_000
 FAILURES = Path(os.environ.get("TMPDIR", "/tmp"))
 
@@ -42,27 +49,8 @@ PROMPT = (
 )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise RuntimeError(f"{what} did not start within {seconds:.0f} s") from None
-            time.sleep(0.05)
-
-
 def write_notebook(path: Path, cells: list[str], kernel: str = "python3") -> None:
-    """A notebook of these code cells, with no outputs, for ``kernel``."""
+    """A notebook of these code cells, with no outputs, for ``kernel``, for a frontend to open."""
     notebook = {
         "cells": [
             {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
@@ -100,7 +88,7 @@ def jupyter_server(folder: Path, secret: str = "") -> Iterator[str]:
         except OSError:
             if time.monotonic() > deadline or server.poll() is not None:
                 server.kill()
-                raise RuntimeError("the Jupyter server did not start within 60 s") from None
+                pytest.fail("the Jupyter server did not start within 60 s", pytrace=False)
             time.sleep(0.2)
     try:
         yield url
@@ -108,13 +96,13 @@ def jupyter_server(folder: Path, secret: str = "") -> Iterator[str]:
         stop(server)
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Terminate a server, killed if it has not ended within 10 s."""
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+def voila_command() -> list[str] | None:
+    """How to run Voilà: $MCP_NOTEBOOK_VOILA (one in another environment), else this venv's."""
+    if os.environ.get("MCP_NOTEBOOK_VOILA"):
+        return [os.environ["MCP_NOTEBOOK_VOILA"]]
+    if importlib.util.find_spec("voila") is None:
+        return None
+    return [sys.executable, "-m", "voila"]
 
 
 def launch(playwright: Any) -> Any:

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .peers import ROOT
 
 
 def copy_checkout(dest: Path) -> None:

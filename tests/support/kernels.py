@@ -13,34 +13,49 @@ rest of its tests at once instead of each waiting out its timeout.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
 import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
+import pytest
+
+from .peers import ROOT
+
 TIMEOUT = 60.0
-# Debian's Chromium as the browser tests launch it: without the background-networking flags
-# it tries hosts this machine cannot reach.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]  # fmt: skip
-KERNELS_DIR = Path(__file__).resolve().parent.parent / ".kernels"
+KERNELS_DIR = ROOT / ".kernels"
+# The kernels of other ipykernel versions scripts/setup makes in KERNELS_DIR (its
+# `for version in ...`): clicks reach a waiting cell differently on 6.x, 7.0-7.3 and 7.4+.
+OTHER_KERNELS = ["ipykernel-6.31", "ipykernel-7.3"]
 CONTROL_PROTOCOL_VERSION = "1.0.0"  # ipywidgets 8's jupyter.widget.control
 
 
 def kernel_names() -> list[str]:
-    """The test venv's kernel, and the ones scripts/setup --kernels made."""
-    names = ["python3"]
-    share = KERNELS_DIR / "share" / "jupyter" / "kernels"
-    if share.is_dir():
-        names += sorted(p.name for p in share.iterdir() if (p / "kernel.json").exists())
-    return names
+    """The test venv's kernel, and the ones scripts/setup makes. One of those missing fails
+    its tests (Kernel says what to do): a kernel is never dropped without a word."""
+    return ["python3", *OTHER_KERNELS]
+
+
+def kernel_spec(kernel_name: str) -> Path:
+    """The kernel.json of one of the kernels scripts/setup made; the test fails if it is missing."""
+    spec = KERNELS_DIR / "share" / "jupyter" / "kernels" / kernel_name / "kernel.json"
+    if not spec.exists():
+        pytest.fail(f"no {kernel_name} kernel in {KERNELS_DIR}: run scripts/setup (without MCP_NOTEBOOK_SKIP_KERNELS), "
+                    f"or deselect its tests with -k 'not {kernel_name}'", pytrace=False)  # fmt: skip
+    return spec
 
 
 def kernel_env(kernel_name: str) -> dict[str, str]:
-    return {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")} if kernel_name != "python3" else {}
+    """Where a kernel other than this venv's is found (its spec checked first)."""
+    if kernel_name == "python3":
+        return {}
+    kernel_spec(kernel_name)
+    return {"JUPYTER_PATH": str(KERNELS_DIR / "share" / "jupyter")}
 
 
 def ipykernel_version(kernel_name: str) -> tuple[int, int]:
@@ -61,6 +76,7 @@ class Kernel:
         from jupyter_client.manager import start_new_kernel
 
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env.update(kernel_env(kernel_name))
         env.update(extra_env or {})
         # Kernel specs are looked up in this process: JUPYTER_PATH must be set here too.
         saved = os.environ.get("JUPYTER_PATH")
@@ -301,17 +317,22 @@ def text_of(outputs: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def write_notebook(path: Path, cells: list[str]) -> None:
-    """A notebook of these code cells, with no outputs, for a frontend to open."""
-    import json
-
-    notebook = {
-        "cells": [
-            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [], "execution_count": None}
-            for i, src in enumerate(cells)
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(notebook))
+@contextlib.contextmanager
+def kernel_with(
+    name: str, folder: Path, setup: str, servers: Sequence[str] = (), clicks: str = "main", allow_stdin: bool = True
+) -> Iterator[Kernel]:
+    """Kernel ``name`` working in ``folder`` once it ran the cell ``setup`` (the extension
+    loaded, servers added), each of ``servers`` having said "✓ NAME"; shut down after.
+    ``clicks``: where widget events go: the "main" shell, a "subshell", or where JupyterLab
+    sends them ("jupyterlab": a subshell on ipykernel 7.0-7.3)."""
+    kernel = Kernel(name, cwd=str(folder))
+    try:
+        if clicks == "subshell":
+            kernel.use_subshell()
+        elif clicks == "jupyterlab":
+            kernel.like_jupyterlab()
+        text = text_of(kernel.run(setup, allow_stdin=allow_stdin))
+        assert all(f"✓ {server}" in text for server in servers), text
+        yield kernel
+    finally:
+        kernel.close()
