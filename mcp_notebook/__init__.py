@@ -43,14 +43,14 @@ _LAZY = {
     "get_client": "runtime.client",
     "Server": "runtime",
     "Settings": "runtime",
-    "Handlers": "core.session",
-    "accept_defaults": "core.elicitation",
+    "Handlers": "core.protocol.session",
+    "accept_defaults": "core.protocol.elicitation",
     "ApprovalPolicy": "core.approval",
-    "ApprovalRequest": "runtime.interaction",
-    "Interaction": "runtime.interaction",
-    "ConsoleInteraction": "runtime.interaction",
-    "ServerConfig": "core.config",
-    "load_config": "core.config",
+    "ApprovalRequest": "runtime.asking.interaction",
+    "Interaction": "runtime.asking.interaction",
+    "ConsoleInteraction": "runtime.asking.interaction",
+    "ServerConfig": "core.config.servers",
+    "load_config": "core.config.servers",
     "qualified_name": "core.naming",
     "Status": "core.types",
     "Tool": "core.types",
@@ -109,14 +109,14 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .core.approval import ApprovalPolicy
-    from .core.config import ServerConfig, load_config
-    from .core.elicitation import accept_defaults
+    from .core.config.servers import ServerConfig, load_config
     from .core.naming import qualified_name
-    from .core.session import Handlers
+    from .core.protocol.elicitation import accept_defaults
+    from .core.protocol.session import Handlers
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
     from .runtime import Server, Settings
+    from .runtime.asking.interaction import ApprovalRequest, ConsoleInteraction, Interaction
     from .runtime.client import Client, get_client
-    from .runtime.interaction import ApprovalRequest, ConsoleInteraction, Interaction
 
 
 def _notebook_views() -> Any:

@@ -26,14 +26,14 @@ from typing import Any
 
 from .core.approval import ApprovalPolicy
 from .core.backoff import Backoff
-from .core.config import ServerConfig
+from .core.config.servers import ServerConfig
 from .core.types import Status
 from .errors import ArgumentError
-from .runtime.bulk import OnError, check_options
+from .runtime.asking.interaction import Interaction
+from .runtime.bulk.rows import every_row
+from .runtime.bulk.run import OnError, check_options
 from .runtime.client import Client
 from .runtime.handle import Server
-from .runtime.interaction import Interaction
-from .runtime.rows import every_row
 
 __all__ = ["WorkerInteraction", "connections", "map_partitions", "run_partition", "worker_server"]
 

@@ -29,7 +29,7 @@ A message may quote a server's text: ``str(error)`` shows its control characters
 escapes (``printable``, below); attributes such as ``RPCError.message`` keep it as sent.
 
 This module imports nothing of the package: every module may import it. So ``printable``,
-which every error's ``str()`` needs, is defined here; core/text.py, the home of showing a
+which every error's ``str()`` needs, is defined here; core/safety/text.py, the home of showing a
 server's text safely, re-exports it and says what it does and why.
 """
 
@@ -75,7 +75,7 @@ def _shown(match: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` with its control characters shown as escapes (see core/text.py)."""
+    """``text`` with its control characters shown as escapes (see core/safety/text.py)."""
     if not CONTROL.search(text):
         return text  # the usual case: nothing to do
     if "\x1b" in text:

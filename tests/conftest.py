@@ -13,7 +13,7 @@ from support import tiers
 from support.peers import EVERYTHING, ROOT, node
 
 from mcp_notebook import Client
-from mcp_notebook.core.scopes import CONFIG_DIR_ENV
+from mcp_notebook.core.config.scopes import CONFIG_DIR_ENV
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

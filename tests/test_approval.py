@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mcp_notebook import ApprovalPolicy, ApprovalRequest, Client, ToolDenied
-from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
+from mcp_notebook.runtime.asking.interaction import ApprovalAnswer, Interaction
 
 DESTRUCTIVE = {"destructiveHint": True}
 

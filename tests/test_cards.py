@@ -136,7 +136,7 @@ def test_an_answered_card_records_the_question_and_answer() -> None:
 
 
 def test_secret_values_are_the_secrets_only() -> None:
-    from mcp_notebook.core.redact import Mask, secret_values
+    from mcp_notebook.core.safety.redact import Mask, secret_values
 
     assert secret_values(["--no-auth", "/srv/data", "--token", "sk-abcdef"], {"AUTH_ENABLED": "true"}) == ["sk-abcdef"]
     assert Mask(["sk-abcdef", "ab"])("key sk-abcdef and ab") == "key *** and ab"  # too short to mask: left

@@ -23,9 +23,8 @@ from mcp_notebook import (
     Status,
     load_config,
 )
-from mcp_notebook.core import configschema
-from mcp_notebook.core.config import parse_config
-from mcp_notebook.core.scopes import (
+from mcp_notebook.core.config import schema as configschema
+from mcp_notebook.core.config.scopes import (
     CONFIG_DIR_ENV,
     load_scopes,
     looked_in,
@@ -34,6 +33,7 @@ from mcp_notebook.core.scopes import (
     user_config_dir,
     user_file,
 )
+from mcp_notebook.core.config.servers import parse_config
 
 
 def test_claude_code_format_with_variables() -> None:
@@ -83,7 +83,7 @@ def test_vscode_format_with_comments_and_trailing_commas(tmp_path: Path) -> None
 
 
 def _strip(text: str) -> str:
-    from mcp_notebook.core.config import strip_jsonc
+    from mcp_notebook.core.config.servers import strip_jsonc
 
     return strip_jsonc(text)
 
@@ -239,7 +239,7 @@ def test_jsonschema_is_imported_when_a_file_is_read_not_before(tmp_path: Path) -
     path = tmp_path / ".mcp.json"
     path.write_text('{"mcpServers": {"s": {"command": "x"}}}')
     code = (
-        "import sys\nfrom mcp_notebook.core import config, scopes\n"
+        "import sys\nfrom mcp_notebook.core.config import servers as config, scopes\n"
         "print('jsonschema' in sys.modules)\n"
         f"config.load_config({str(path)!r})\nprint('jsonschema' in sys.modules)"
     )

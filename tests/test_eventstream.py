@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from mcp_notebook.core.transports.eventstream import Event, EventTooLarge, events
+from mcp_notebook.core.transports.http.eventstream import Event, EventTooLarge, events
 
 STREAM = (
     b": keep-alive\r\n"

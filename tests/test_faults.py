@@ -32,8 +32,8 @@ from mcp_notebook import (
     StartupError,
     Status,
 )
-from mcp_notebook.core.session import ClientSession
-from mcp_notebook.core.transports.stdio import StdioTransport
+from mcp_notebook.core.protocol.session import ClientSession
+from mcp_notebook.core.transports.stdio.transport import StdioTransport
 
 
 def test_a_failed_start_shows_the_lines_that_say_why(client: Client) -> None:

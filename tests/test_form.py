@@ -426,7 +426,7 @@ def test_headless_kernel_says_forms_need_widgets(kernel: Kernel) -> None:
 
 
 def test_uri_templates_expand_their_variables() -> None:
-    from mcp_notebook.core.uritemplates import expand, variables
+    from mcp_notebook.core.arguments.uritemplates import expand, variables
 
     template = "files://{+root}/{name}{.ext}{?page,size}{#part}"
     assert variables(template) == ["root", "name", "ext", "page", "size", "part"]

@@ -27,7 +27,7 @@ from mcp_notebook import Client, Handlers
 from mcp_notebook.core.naming import split_qualified_name
 from mcp_notebook.core.types import CallResult
 from mcp_notebook.errors import ArgumentError
-from mcp_notebook.runtime.functions import Tools
+from mcp_notebook.runtime.functions.functions import Tools
 
 SDK_MODERN = str(Path(__file__).resolve().parent / "servers" / "sdk_modern.py")
 

@@ -22,8 +22,8 @@ from support.processes import free_port, running
 from support.shells import extension_loaded, line
 
 from mcp_notebook import Client, Handlers, Server, get_client
-from mcp_notebook.core.history import Call
-from mcp_notebook.core.replay import env_name
+from mcp_notebook.core.history.calls import Call
+from mcp_notebook.core.history.replay import env_name
 from mcp_notebook.errors import RequestTimeout
 
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -352,9 +352,9 @@ def test_the_magics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_an_exported_script_names_each_server_once_and_hides_a_uri_secret() -> None:
-    from mcp_notebook.core.config import ServerConfig
-    from mcp_notebook.core.history import Call
-    from mcp_notebook.core.replay import script
+    from mcp_notebook.core.config.servers import ServerConfig
+    from mcp_notebook.core.history.calls import Call
+    from mcp_notebook.core.history.replay import script
 
     def done(server: str, method: str, params: dict[str, object]) -> Call:
         call = Call(server, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params})

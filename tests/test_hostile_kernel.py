@@ -20,7 +20,7 @@ import pytest
 from support.kernels import Kernel, kernel_with, text_of
 from support.processes import free_port, running
 
-from mcp_notebook.core.text import CONTROL
+from mcp_notebook.core.safety.text import CONTROL
 
 pytestmark = pytest.mark.kernel
 

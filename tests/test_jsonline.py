@@ -1,4 +1,4 @@
-"""The stdio line codec (core/jsonline.py): orjson for the common case, the json module for
+"""The stdio line codec (core/protocol/jsonline.py): orjson for the common case, the json module for
 what orjson would read or write differently. What a line decodes to, and what a message
 encodes to, is what the json module gives."""
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcp_notebook.core import jsonline
+from mcp_notebook.core.protocol import jsonline
 
 
 class Code(enum.IntEnum):
@@ -106,7 +106,7 @@ def test_without_orjson_the_json_module_does_it_all() -> None:
     """A platform without orjson's wheel: the same lines, by the json module alone."""
     code = (
         "import sys\nsys.modules['orjson'] = None\n"
-        "from mcp_notebook.core import jsonline\n"
+        "from mcp_notebook.core.protocol import jsonline\n"
         "assert jsonline.orjson is None\n"
         "line = jsonline.encode({'id': 1, 'result': {'n': 2**70, 't': 'caf\\u00e9'}})\n"
         "assert jsonline.decode(bytearray(line)) == {'id': 1, 'result': {'n': 2**70, 't': 'caf\\u00e9'}}\n"

@@ -9,7 +9,7 @@ tangle), for the layers they do not (never run).
 Edges. ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to
 ``pkg``'s ``__init__``; ``import a.b`` is an edge to ``a.b``. The parent packages Python
 initialises on the way to a submodule are not edges: importing ``core.session`` from
-``core/__init__.py`` and ``core.text`` from ``core/session.py`` is no circle. A module that
+``core/__init__.py`` and ``core.text`` from ``core/protocol/session.py`` is no circle. A module that
 takes a *name* from its package's ``__init__`` (``from . import Thing``) does depend on that
 ``__init__``, and a circle through it is reported.
 
@@ -80,9 +80,9 @@ def _modules_after(code: str) -> set[str]:
 
 def test_core_and_runtime_import_no_notebook_stack() -> None:
     loaded = _modules_after(
-        "import mcp_notebook.core.session, mcp_notebook.core.config, mcp_notebook.core.naming, "
-        "mcp_notebook.core.validation, mcp_notebook.core.transports, mcp_notebook.core.types, "
-        "mcp_notebook.core.frames, mcp_notebook.runtime"
+        "import mcp_notebook.core.protocol.session, mcp_notebook.core.config.servers, mcp_notebook.core.naming, "
+        "mcp_notebook.core.arguments.validation, mcp_notebook.core.transports, mcp_notebook.core.types, "
+        "mcp_notebook.core.tables.frames, mcp_notebook.runtime"
     )
     assert not [m for m in loaded if m.split(".")[0] in HEAVY]
 

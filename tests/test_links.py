@@ -1,10 +1,10 @@
-"""Which addresses from a server may become links, be opened or be fetched (core/links.py)."""
+"""Which addresses from a server may become links, be opened or be fetched (core/safety/links.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcp_notebook.core.links import is_loopback, link_problem, linkable
+from mcp_notebook.core.safety.links import is_loopback, link_problem, linkable
 
 
 @pytest.mark.parametrize(

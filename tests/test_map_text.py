@@ -15,9 +15,9 @@ import pexpect
 from support.terminal import environment, plain
 
 from mcp_notebook import Client
-from mcp_notebook.runtime.interaction import ConsoleInteraction
-from mcp_notebook.runtime.mapprogress import MapProgress
-from mcp_notebook.runtime.textprogress import MapText
+from mcp_notebook.runtime.asking.interaction import ConsoleInteraction
+from mcp_notebook.runtime.asking.textprogress import MapText
+from mcp_notebook.runtime.bulk.progress import MapProgress
 
 DEMO = (sys.executable, ["-m", "mcp_notebook.demo"])
 

@@ -16,8 +16,8 @@ from support.processes import free_port, running
 from support.shells import extension_loaded
 
 from mcp_notebook import Client, Server
-from mcp_notebook.core.caching import Freshness, ResultCache, freshness
-from mcp_notebook.core.subscriptions import Listen, Subscriptions, listen_filter
+from mcp_notebook.core.protocol.caching import Freshness, ResultCache, freshness
+from mcp_notebook.core.protocol.subscriptions import Listen, Subscriptions, listen_filter
 from mcp_notebook.runtime.client import get_client
 
 WAIT = 20.0

@@ -24,7 +24,7 @@ from support.peers import EVERYTHING, SERVERS, node
 from support.processes import free_port, running
 
 from mcp_notebook import Client, MCPError, RequestTimeout, RPCError, Server
-from mcp_notebook.core.transports.http import StreamableHttpTransport
+from mcp_notebook.core.transports.http.streamable import StreamableHttpTransport
 
 MODERN = "2026-07-28"
 

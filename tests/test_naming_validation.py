@@ -9,8 +9,8 @@ import pytest
 
 from mcp_notebook import ArgumentError
 from mcp_notebook.core import naming
+from mcp_notebook.core.arguments.validation import check_structured_output, validate_arguments
 from mcp_notebook.core.naming import MAX_LENGTH, ToolNames, is_plain, qualified_name, split_qualified_name
-from mcp_notebook.core.validation import check_structured_output, validate_arguments
 
 SAFE = re.compile(r"^[a-zA-Z0-9_-]+$")
 

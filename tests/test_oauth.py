@@ -23,10 +23,10 @@ from support.peers import SERVERS
 from support.processes import free_port, running, serve
 
 from mcp_notebook import Client, LoginRequired, Status
-from mcp_notebook.core.oauth import LoginRequest
-from mcp_notebook.core.tokens import FileStore, MemoryStore
+from mcp_notebook.core.auth.oauth import LoginRequest
+from mcp_notebook.core.auth.tokens import FileStore, MemoryStore
 from mcp_notebook.errors import AuthError
-from mcp_notebook.runtime.interaction import ConsoleInteraction
+from mcp_notebook.runtime.asking.interaction import ConsoleInteraction
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,7 @@ from support.peers import EVERYTHING, SERVERS, faulty_cmd, node
 from support.processes import free_port, running
 
 from mcp_notebook import ApprovalPolicy, ApprovalRequest, Client, Server
-from mcp_notebook.runtime.interaction import ApprovalAnswer, Interaction
+from mcp_notebook.runtime.asking.interaction import ApprovalAnswer, Interaction
 
 DEMO = [sys.executable, "-m", "mcp_notebook.demo"]
 PAGE = {"mode": "url", "elicitationId": "e-1", "url": "https://auth.example/connect", "message": "Connect your account"}

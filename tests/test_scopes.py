@@ -18,7 +18,7 @@ from support.processes import free_port, running
 from support.shells import in_notebook_folder, line, run
 
 from mcp_notebook import get_client
-from mcp_notebook.core.scopes import CONFIG_DIR_ENV, user_file
+from mcp_notebook.core.config.scopes import CONFIG_DIR_ENV, user_file
 
 DEMO = "-m mcp_notebook.demo"
 

@@ -11,7 +11,7 @@ from support.peers import faulty_cmd
 from support.waiting import wait_for
 
 from mcp_notebook import Client, ServerConfig, StartupError
-from mcp_notebook.core.redact import redact_args
+from mcp_notebook.core.safety.redact import redact_args
 
 SECRET = "sk-live-0123456789abcdef"
 
@@ -50,7 +50,7 @@ def test_env_reaches_the_server_but_not_the_repr(client: Client) -> None:
 
 def test_secrets_in_a_url_are_hidden() -> None:
     from mcp_notebook import ServerConfig
-    from mcp_notebook.core.redact import redact_url
+    from mcp_notebook.core.safety.redact import redact_url
 
     url = "https://user:hunter2hunter2@example.com/mcp?api_key=k3y-k3y-k3y&region=eu"
     shown = redact_url(url)

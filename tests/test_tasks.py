@@ -22,7 +22,7 @@ from support.processes import free_port, running
 from support.terminal import ipython
 
 from mcp_notebook import Client, Handlers, Server
-from mcp_notebook.core.tasks import TASK_COLUMNS, TaskRecord
+from mcp_notebook.core.protocol.tasks import TASK_COLUMNS, TaskRecord
 from mcp_notebook.errors import ProtocolError, RPCError
 
 WAIT = 30.0  # seconds: a deadline for events, never a sleep

@@ -19,8 +19,8 @@ from support.peers import EVERYTHING, node
 from support.processes import free_port, running
 from support.terminal import Terminal, environment, ipython, plain
 
+from mcp_notebook.runtime.asking.terminal import read_line
 from mcp_notebook.runtime.loop import LoopThread
-from mcp_notebook.runtime.terminal import read_line
 
 DEMO = f"{sys.executable} -m mcp_notebook.demo"
 

@@ -20,7 +20,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from support.shells import run
 
 from mcp_notebook import ArgumentError, Client
-from mcp_notebook.core.values import to_json
+from mcp_notebook.core.arguments.values import to_json
 
 NAN = float("nan")
 
@@ -190,7 +190,7 @@ def test_a_message_that_contains_itself_is_refused_not_a_crash() -> None:
     where a notebook raised the recursion limit (the C encoder would otherwise overflow the stack)."""
     code = (
         "import sys\nsys.setrecursionlimit(100_000)\n"
-        "from mcp_notebook.core.jsonline import encode\n"
+        "from mcp_notebook.core.protocol.jsonline import encode\n"
         "d = {}\nd['self'] = d\n"
         "try:\n    encode({'params': d})\nexcept ValueError as e:\n    print('refused:', e)\n"
     )

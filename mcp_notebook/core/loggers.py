@@ -23,8 +23,8 @@ import json
 import logging
 from typing import Any
 
-from .redact import shown
-from .text import printable
+from .safety.redact import shown
+from .safety.text import printable
 
 logging.getLogger("mcp_notebook").addHandler(logging.NullHandler())
 CORE = logging.getLogger("mcp_notebook.core")

@@ -7,9 +7,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from .frames import contents_frame
-from .readers import result_frame, result_tables
-from .text import printable
+from .safety.text import printable
+from .tables.frames import contents_frame
+from .tables.readers import result_frame, result_tables
 from .views import views
 
 JSON = dict[str, Any]
@@ -213,7 +213,7 @@ class CallResult(_ShowsItself):
     def to_frame(self, format: str | None = None) -> Any:
         """A pandas DataFrame of the result's table, with real dtypes: the structured records,
         else each text block read as JSON, JSON Lines, CSV/TSV, a Markdown table or a Python
-        literal, else embedded resources by MIME type (core/readers.py has the order).
+        literal, else embedded resources by MIME type (core/tables/readers.py has the order).
         ``format`` ("records", "json", "jsonl", "csv", "tsv", "markdown", "python",
         "resource") forces one reader. Raises ValueError (one line) when nothing reads."""
         return result_frame(self.structured, self.content, self.tool, format)  # pandas is imported here, not before

@@ -6,8 +6,8 @@ from typing import Any
 
 from IPython import get_ipython
 
-from ..core.session import current_server
-from ..runtime.interaction import ConsoleInteraction
+from ..core.protocol.session import current_server
+from ..runtime.asking.interaction import ConsoleInteraction
 from . import completion, modes, transform
 from .magics import MCPMagics
 from .questions import Elicitation, Sampling, UrlElicitation

@@ -20,16 +20,16 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar
 
-from ..core.links import link_problem
-from ..core.oauth import LoginRequest
-from ..core.text import printable
+from ..core.auth.oauth import LoginRequest
+from ..core.safety.links import link_problem
+from ..core.safety.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled
-from ..runtime import login
-from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start
+from ..runtime.asking import login
+from ..runtime.asking.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start
+from ..runtime.asking.textprogress import MapText, is_terminal
+from ..runtime.bulk.progress import MapProgress
 from ..runtime.loop import on_loop_thread
-from ..runtime.mapprogress import MapProgress
 from ..runtime.steps import drive
-from ..runtime.textprogress import MapText, is_terminal
 from . import console
 from .modes import BLOCKED_NOTE, UNASKED_IN_VOILA, Mode, choose_mode
 from .places import say, show

@@ -6,7 +6,7 @@ Each card has ``.widget`` to display, ``.answer`` once answered, and ``on_answer
 Button labels are fixed (docs and tests rely on them): "Accept", "Decline", "Cancel" for
 elicitation; "Approve", "Always allow", "Deny" for approval.
 
-What a server sent goes into a card's HTML through ``escape`` (core/text.py): escaped, and
+What a server sent goes into a card's HTML through ``escape`` (core/safety/text.py): escaped, and
 its control characters shown.
 """
 
@@ -22,10 +22,10 @@ from typing import Any
 import ipywidgets as w
 from IPython.display import display
 
-from ..core.links import link_problem
-from ..core.redact import redact_url
-from ..core.text import escape
-from ..runtime.interaction import ApprovalRequest
+from ..core.safety.links import link_problem
+from ..core.safety.redact import redact_url
+from ..core.safety.text import escape
+from ..runtime.asking.interaction import ApprovalRequest
 from .fields import Field, label_of, label_width
 from .places import SHOWN_IN
 from .records import Record
@@ -121,7 +121,7 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def link_html(url: str, label: str, style: str = "") -> str:
     """A link that opens a new tab, or, for an address that may not become a link (see
-    core/links.py), a warning in its place (show the address itself as text beside it)."""
+    core/safety/links.py), a warning in its place (show the address itself as text beside it)."""
     problem = link_problem(url)
     if problem is not None:
         return f"<span style='color:#d33'>⚠ not made a link: {escape(problem)}</span>"

@@ -2,9 +2,9 @@
 receive widget clicks (input() works in JupyterLab, Notebook, VS Code and Colab): a line
 typed in answer, an elicitation's form field by field, the wait for a login's paste (each
 kind of question says what it asks: questions.py). The text progress line a terminal shows
-instead of a progress bar is runtime/textprogress.py's ``ProgressLine`` (plain Python shows it too).
+instead of a progress bar is runtime/asking/textprogress.py's ``ProgressLine`` (plain Python shows it too).
 
-What a server sent is printed through ``printable`` (core/text.py): a terminal must not
+What a server sent is printed through ``printable`` (core/safety/text.py): a terminal must not
 obey its escape sequences."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from IPython import get_ipython
 
-from ..core.text import printable
-from ..runtime.terminal import Wake, ask_login, read_line
-from ..runtime.textprogress import ProgressLine
+from ..core.safety.text import printable
+from ..runtime.asking.terminal import Wake, ask_login, read_line
+from ..runtime.asking.textprogress import ProgressLine
 
 __all__ = ["ProgressLine", "form", "in_terminal", "login", "read_answer"]
 

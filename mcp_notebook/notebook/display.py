@@ -6,7 +6,7 @@ the Python API. Large outputs warn past one threshold and truncate the display (
 the data) past another.
 
 What a server sent is untrusted: HTML renderings escape it, and every rendering (HTML and
-text) shows its control characters as escapes (core/text.py), so that a terminal never
+text) shows its control characters as escapes (core/safety/text.py), so that a terminal never
 obeys them. The data itself is never changed.
 """
 
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.era import is_modern
-from ..core.text import escape, printable
+from ..core.protocol.era import is_modern
+from ..core.safety.text import escape, printable
 from ..core.types import CallResult, PromptResult, ReadResult, Status
 from ..runtime import Server
 
@@ -93,7 +93,7 @@ def _json(value: Any) -> str:
 
 
 def _table_html(records: Any) -> str | None:
-    from ..core.frames import records_of
+    from ..core.tables.frames import records_of
 
     rows = records_of(records)
     if rows is None:

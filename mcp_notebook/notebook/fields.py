@@ -13,7 +13,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..core.text import escape, printable
+from ..core.safety.text import escape, printable
 
 __all__ = ["ANY", "Field", "fits", "label_of", "label_width", "options"]
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..core.text import escape, printable
+from ..core.safety.text import escape, printable
 from ..errors import InvalidArguments, MCPError
 from ..runtime.steps import drive
 from .fields import Field, fits, options

@@ -54,7 +54,7 @@ from typing import Any
 
 from IPython import get_ipython
 
-from ..runtime.terminal import stdin_is_terminal
+from ..runtime.asking.terminal import stdin_is_terminal
 
 __all__ = [
     "BLOCKED_NOTE",

@@ -8,7 +8,7 @@ import sys
 
 from IPython.display import display
 
-from ..core.text import escape, printable
+from ..core.safety.text import escape, printable
 from .modes import in_voila
 
 __all__ = ["note", "show_error_line"]

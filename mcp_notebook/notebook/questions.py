@@ -7,7 +7,7 @@ what no answer means. A new kind is a new class here (and its card in cards.py).
 
 End of input on stdin ends a question: an approval is denied, a form cancelled, a sampling
 request declined, a login cancelled, each said in one line. What a server sent is printed
-through ``printable`` (core/text.py): a terminal must not obey its escape sequences.
+through ``printable`` (core/safety/text.py): a terminal must not obey its escape sequences.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Protocol
 
-from ..core.links import link_problem
-from ..core.text import printable
+from ..core.safety.links import link_problem
+from ..core.safety.text import printable
 from ..errors import LoginRequired, RPCError
-from ..runtime.interaction import ApprovalAnswer, ApprovalRequest, approval_on_stdin, headless_approval
-from ..runtime.terminal import StdinEnded
+from ..runtime.asking.interaction import ApprovalAnswer, ApprovalRequest, approval_on_stdin, headless_approval
+from ..runtime.asking.terminal import StdinEnded
 from . import console
 from .notices import note
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.loggers import NOTEBOOK as LOG
-from ..core.redact import shown
-from ..core.text import escape, printable
+from ..core.safety.redact import shown
+from ..core.safety.text import escape, printable
 
 __all__ = ["Record"]
 

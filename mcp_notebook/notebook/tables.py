@@ -1,8 +1,8 @@
 """The DataFrames of listings: ``%mcp servers/tools/resources/templates/prompts/roots/tasks``.
 
 A listing's text (names, titles, descriptions) is the server's, and pandas prints strings
-as they are in a terminal: listings hold it printable (core/text.py). A result's table
-(``to_frame()``) is core/frames.py's: data, never changed."""
+as they are in a terminal: listings hold it printable (core/safety/text.py). A result's table
+(``to_frame()``) is core/tables/frames.py's: data, never changed."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.frames import records_frame
-from ..core.tasks import TASK_COLUMNS, TaskRecord
-from ..core.text import printable
+from ..core.protocol.tasks import TASK_COLUMNS, TaskRecord
+from ..core.safety.text import printable
+from ..core.tables.frames import records_frame
 from ..core.types import Prompt, Resource, ResourceTemplate, Tool
 
 __all__ = [

@@ -1,5 +1,5 @@
 """The notebook layer's side of core/views.py: results rendered by display. (A result's
-DataFrame needs no notebook: core/frames.py makes it.)"""
+DataFrame needs no notebook: core/tables/frames.py makes it.)"""
 
 from __future__ import annotations
 

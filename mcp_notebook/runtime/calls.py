@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
-from ..core.links import linkable
-from ..core.protocol import URL_ELICITATION_REQUIRED
-from ..core.session import ProgressCallback
+from ..core.protocol.constants import URL_ELICITATION_REQUIRED
+from ..core.protocol.session import ProgressCallback
+from ..core.safety.links import linkable
 from ..errors import RPCError
-from .interaction import Interaction
+from .asking.interaction import Interaction
 from .steps import Link
 
 __all__ = ["Finish", "ToolPlan", "call_progress", "url_required"]

@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from ..core.approval import ApprovalPolicy
-from ..core.config import ServerConfig, check_server_name
-from ..core.history import Call
-from ..core.scopes import load_servers
-from ..core.session import Handlers
-from ..core.tokens import TokenStore
+from ..core.auth.tokens import TokenStore
+from ..core.config.scopes import load_servers
+from ..core.config.servers import ServerConfig, check_server_name
+from ..core.history.calls import Call
+from ..core.protocol.session import Handlers
 from ..core.types import CallResult, Status
 from ..errors import UnknownServer, UnknownTool
+from .asking.interaction import Interaction
 from .context import DEFAULT, Runtime, Settings
 from .handle import Server
-from .interaction import Interaction
 from .loop import LoopThread
 from .steps import Steps, awaitable, blocking
 
@@ -93,9 +93,9 @@ class Client:
     )
     tagged_listeners = Shared[list[Callable[[str, str, JSON, "str | None"], Any]]](
         "Called as fn(server_name, method, params, tag): tag is what the request a notification "
-        "came with was tagged (mcp_notebook.core.pending.REQUEST_TAG: a map's row), else None."
+        "came with was tagged (mcp_notebook.core.protocol.pending.REQUEST_TAG: a map's row), else None."
     )
-    token_store = Shared[TokenStore]("Where OAuth tokens live (see mcp_notebook.core.tokens).")
+    token_store = Shared[TokenStore]("Where OAuth tokens live (see mcp_notebook.core.auth.tokens).")
 
     # -- roots ---------------------------------------------------------------------------
 
@@ -233,7 +233,7 @@ class Client:
     ) -> list[Server]:
         """Add every server of a ``.mcp.json`` or VS Code ``mcp.json`` file, or with no path
         the saved servers of every scope (user, project ``./.mcp.json``, local; see
-        mcp_notebook.core.scopes), connecting them concurrently. A server that fails to
+        mcp_notebook.core.config.scopes), connecting them concurrently. A server that fails to
         connect is kept with status ``failed``; a ``disabled`` one is registered, not connected."""
         # Read here, not on the loop: a file's warnings reach this thread's warning filters.
         return await self._add_configs(steps, load_servers(path).values(), connect=connect)
@@ -276,12 +276,12 @@ class Client:
     restart, arestart = blocking(_restart), awaitable(_restart)
     close, aclose = blocking(_close), awaitable(_close)
 
-    # -- the history (core/history.py) ---------------------------------------------------
+    # -- the history (core/history/calls.py) ---------------------------------------------------
 
     def history(self, server: str | None = None, last: int | None = None, errors: bool = False) -> pd.DataFrame:
         """The requests this client sent, oldest first, as a DataFrame: all servers or one,
         the ``last`` N, only those that failed (``errors``). Arguments redacted and elided."""
-        from ..core.recorded import calls_frame
+        from ..core.history.tables import calls_frame
 
         return calls_frame(self.calls(server, last, errors))
 
@@ -295,14 +295,14 @@ class Client:
 
     def transcript(self, server: str, last: int | None = None) -> pd.DataFrame:
         """``server``'s JSON-RPC messages both ways, in order, as a DataFrame (redacted, elided)."""
-        from ..core.recorded import transcript_frame
+        from ..core.history.tables import transcript_frame
 
         return transcript_frame(self.runtime.history.transcript(self[server].name, last))
 
     def export_history(self, path: str | os.PathLike[str] | None = None, server: str | None = None) -> str:
         """A Python script replaying the successful calls in order (written to ``path`` if
         given): servers added from their configs, secrets read from environment variables."""
-        from ..core.replay import script
+        from ..core.history.replay import script
 
         text = script(self.calls(server), {s.name: s.config for s in self._servers.values()})
         if path is not None:

@@ -15,15 +15,15 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from ..core.config import ServerConfig
-from ..core.era import is_modern, legacy_sse_answer
+from ..core.auth.oauth import LoginRequest, OAuth, OAuthSettings
+from ..core.config.servers import ServerConfig
 from ..core.loggers import RUNTIME as LOG
-from ..core.oauth import LoginRequest, OAuth, OAuthSettings
-from ..core.protocol import UNSUPPORTED_PROTOCOL_VERSION
-from ..core.session import ClientSession, ProgressCallback
-from ..core.subscriptions import UPDATED
-from ..core.tasks import EXTENSION as TASKS_EXTENSION
-from ..core.text import printable
+from ..core.protocol.constants import UNSUPPORTED_PROTOCOL_VERSION
+from ..core.protocol.era import is_modern, legacy_sse_answer
+from ..core.protocol.session import ClientSession, ProgressCallback
+from ..core.protocol.subscriptions import UPDATED
+from ..core.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from ..core.safety.text import printable
 from ..core.transports import (
     AuthChallenge,
     HttpStatusError,

@@ -12,15 +12,15 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..core.approval import ApprovalPolicy
-from ..core.history import HISTORY_SIZE, History, Recorder
+from ..core.auth.oauth import LoginRequest
+from ..core.auth.tokens import TokenStore, default_store
+from ..core.history.calls import HISTORY_SIZE, History, Recorder
 from ..core.naming import ToolNames
-from ..core.oauth import LoginRequest
-from ..core.session import Handlers
-from ..core.tasks import TaskLog
-from ..core.tokens import TokenStore, default_store
+from ..core.protocol.session import Handlers
+from ..core.protocol.tasks import TaskLog
 from ..core.transports import DEFAULT_MAX_MESSAGE_SIZE
 from ..errors import ToolDenied
-from .interaction import ApprovalAnswer, ApprovalRequest, ConsoleInteraction, Interaction
+from .asking.interaction import ApprovalAnswer, ApprovalRequest, ConsoleInteraction, Interaction
 from .loop import LoopThread, default_loop
 from .steps import AwaitingSteps, BlockingSteps
 
@@ -108,7 +108,7 @@ class Runtime:
 
     @property
     def token_store(self) -> TokenStore:
-        """Where OAuth tokens live (see mcp_notebook.core.tokens); settable."""
+        """Where OAuth tokens live (see mcp_notebook.core.auth.tokens); settable."""
         if self._token_store is None:
             self._token_store = default_store()
         return self._token_store

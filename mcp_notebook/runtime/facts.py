@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.config import ServerConfig
-from ..core.oauth import OAuth
+from ..core.auth.oauth import OAuth
+from ..core.config.servers import ServerConfig
 from ..core.types import Status
 from .connection import Connection
 

@@ -13,32 +13,25 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
+from ..core.arguments.validation import arguments_check, check_prompt_arguments, check_structured_output
 from ..core.backoff import Backoff
-from ..core.config import ServerConfig
-from ..core.protocol import HEADER_MISMATCH
-from ..core.session import ProgressCallback
-from ..core.tasks import augment, created_task, offers_tasks
-from ..core.text import printable
+from ..core.config.servers import ServerConfig
+from ..core.protocol.constants import HEADER_MISMATCH
+from ..core.protocol.session import ProgressCallback
+from ..core.protocol.tasks import augment, created_task, offers_tasks
+from ..core.safety.text import printable
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
-from ..core.validation import arguments_check, check_prompt_arguments, check_structured_output
 from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
-from .bulk import (
-    GRACE_S,
-    MapRun,
-    OnError,
-    check_explode,
-    check_options,
-    displayed,
-    map_frame,
-    result_fields,
-)
+from .bulk.progress import MapProgress
+from .bulk.rows import RowSource, every_row, parameters
+from .bulk.run import GRACE_S, MapRun, OnError, check_explode, check_options, displayed, map_frame, result_fields
 from .calls import Finish, ToolPlan, call_progress, url_required
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .facts import ServerFacts
-from .functions import Tools
+from .functions.functions import Tools
+from .functions.schemas import tool_schema
 from .listening import Listener
-from .mapprogress import MapProgress
 from .params import (
     complete_params,
     did_you_mean,
@@ -48,8 +41,6 @@ from .params import (
     resource_uri,
     tool_arguments,
 )
-from .rows import RowSource, every_row, parameters
-from .schemas import tool_schema
 from .sessionlink import SessionLink
 from .steps import GrantedSteps, Steps, awaitable, blocking
 from .tasks import follow_call

@@ -2,7 +2,7 @@
 
 A legacy server is sent ``resources/subscribe`` and ``resources/unsubscribe``. A modern one
 has one ``subscriptions/listen`` request open at a time, naming what is wanted now (list
-changes, the subscribed URIs; core/subscriptions.py is the sans-IO part): a change opens a
+changes, the subscribed URIs; core/protocol/subscriptions.py is the sans-IO part): a change opens a
 new one, which replaces the live one once the server acknowledges it (an older one
 acknowledged after it is ended instead). A new session follows
 what the last one did; a listen the server ends is opened again, a few times.
@@ -15,8 +15,8 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from ..core.session import ClientSession
-from ..core.subscriptions import (
+from ..core.protocol.session import ClientSession
+from ..core.protocol.subscriptions import (
     ACKNOWLEDGED,
     LISTEN,
     UPDATED,

@@ -10,9 +10,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.protocol import LOG_LEVELS
-from ..core.uritemplates import expand, variables
-from ..core.values import to_json
+from ..core.arguments.uritemplates import expand, variables
+from ..core.arguments.values import to_json
+from ..core.protocol.constants import LOG_LEVELS
 from ..errors import ArgumentError
 
 JSON = dict[str, Any]

@@ -1,5 +1,5 @@
 """A connection's cache of ``resources/read`` results: those a modern server said stay
-fresh for a while (``ttlMs`` > 0; core/caching.py has the rules), kept per authorization
+fresh for a while (``ttlMs`` > 0; core/protocol/caching.py has the rules), kept per authorization
 context for a private one, dropped when the resource is updated or a session begins.
 """
 
@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..core.caching import ResultCache, auth_context, freshness
+from ..core.protocol.caching import ResultCache, auth_context, freshness
 
 JSON = dict[str, Any]
 READ = "resources/read"

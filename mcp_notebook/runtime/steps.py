@@ -25,8 +25,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from ..core.session import ProgressCallback
-from .interaction import ApprovalAnswer, ApprovalRequest, Interaction
+from ..core.protocol.session import ProgressCallback
+from .asking.interaction import ApprovalAnswer, ApprovalRequest, Interaction
 
 T = TypeVar("T")
 P = ParamSpec("P")

@@ -1,4 +1,4 @@
-"""Following a task to its end, on the background loop (what each answer means: core/tasks.py).
+"""Following a task to its end, on the background loop (what each answer means: core/protocol/tasks.py).
 
 ``follow`` polls ``tasks/get`` at the server's interval and shows each state as the call's
 progress (a card with Cancel in a notebook, a status line on a terminal). What the task
@@ -20,9 +20,9 @@ import math
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from ..core.incoming import Handlers, answer_all
-from ..core.rounds import failed
-from ..core.tasks import TaskRecord, carries_outcome
+from ..core.protocol.incoming import Handlers, answer_all
+from ..core.protocol.rounds import failed
+from ..core.protocol.tasks import TaskRecord, carries_outcome
 from ..errors import MCPError, ProtocolError, RPCError
 from .context import Runtime
 

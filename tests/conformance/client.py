@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 
 from mcp_notebook import Client, Handlers, Server, accept_defaults
-from mcp_notebook.core.oauth import LoginRequest
-from mcp_notebook.core.tokens import MemoryStore
-from mcp_notebook.runtime.interaction import ConsoleInteraction
+from mcp_notebook.core.auth.oauth import LoginRequest
+from mcp_notebook.core.auth.tokens import MemoryStore
+from mcp_notebook.runtime.asking.interaction import ConsoleInteraction
 
 SCENARIOS: dict[str, Callable[[Server], None]] = {}
 CONTEXT: dict[str, Any] = {}  # what the suite hands a scenario (MCP_CONFORMANCE_CONTEXT)

@@ -12,7 +12,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from mcp_notebook import get_client
-from mcp_notebook.core.scopes import CONFIG_DIR_ENV
+from mcp_notebook.core.config.scopes import CONFIG_DIR_ENV
 
 
 def run(shell: InteractiveShell, cell: str) -> Any:

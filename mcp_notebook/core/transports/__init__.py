@@ -8,10 +8,10 @@ the loop or a blocking caller's thread.
 """
 
 from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, Limit, MessageSink, Transport
-from .http import StreamableHttpTransport
-from .httpbase import AuthChallenge, HttpStatusError, ca_context
-from .legacy import SseTransport
-from .stdio import StdioParameters, StdioTransport
+from .http.legacy import SseTransport
+from .http.shared import AuthChallenge, HttpStatusError, ca_context
+from .http.streamable import StreamableHttpTransport
+from .stdio.transport import StdioParameters, StdioTransport
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",

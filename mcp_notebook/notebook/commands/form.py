@@ -6,7 +6,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ...core.uritemplates import expand, variables
+from ...core.arguments.uritemplates import expand, variables
 from ..modes import choose_mode, in_voila
 from ..parsing import target
 from .base import Context, Deferred, command, connected_servers

@@ -1,5 +1,5 @@
 """``%mcp history`` and ``%mcp transcript``: the requests this kernel sent, and one server's
-JSON-RPC messages both ways (recorded by core/history.py)."""
+JSON-RPC messages both ways (recorded by core/history/calls.py)."""
 
 from __future__ import annotations
 

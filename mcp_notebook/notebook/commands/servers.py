@@ -12,9 +12,9 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ...core.config import ServerConfig
-from ...core.protocol import PROTOCOL_CHOICES
-from ...core.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
+from ...core.config.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
+from ...core.config.servers import ServerConfig
+from ...core.protocol.constants import PROTOCOL_CHOICES
 from ...core.types import Status
 from ...errors import ConfigError, ConfigWarning
 from ...runtime import Server

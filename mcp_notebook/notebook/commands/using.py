@@ -9,8 +9,8 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from ...core.arguments.uritemplates import variables
 from ...core.types import Status
-from ...core.uritemplates import variables
 from ...errors import InvalidArguments
 from ...runtime.client import root_entry
 from ..parsing import Parser, body_arguments, key_values, split, target

@@ -1,0 +1,201 @@
+"""Talking to an authorization server: registering this client, the authorization URL and
+its answer, and the token endpoint.
+
+The records kept between logins (``Tokens``, ``Registration``) hold secrets: their reprs
+show none, and no error here quotes one.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
+
+from ...errors import AuthError
+from ..safety.links import is_loopback
+from .discovery import Discovery, origin, response_json
+
+__all__ = [
+    "Registration",
+    "Tokens",
+    "authorization_url",
+    "code_from",
+    "pkce",
+    "redirect_uri",
+    "register",
+    "token_request",
+]
+
+JSON = dict[str, Any]
+
+
+@dataclass
+class Tokens:
+    access_token: str
+    refresh_token: str | None = None
+    expires_at: float | None = None
+    scope: str | None = None
+    lifetime: float | None = None  # seconds the token was issued for
+
+    def fresh(self) -> bool:
+        """Not about to expire: a minute's margin, or a quarter of a short lifetime."""
+        if self.expires_at is None:
+            return True
+        margin = min(60.0, (self.lifetime or 240.0) / 4)
+        return time.time() < self.expires_at - margin
+
+    def to_json(self) -> JSON:
+        return {"access_token": self.access_token, "refresh_token": self.refresh_token,
+                "expires_at": self.expires_at, "scope": self.scope, "lifetime": self.lifetime}  # fmt: skip
+
+    @classmethod
+    def from_response(cls, data: JSON, previous: Tokens | None = None) -> Tokens:
+        """The token endpoint's answer; what it leaves out (a new refresh token, the scope)
+        stays as it was."""
+        token = data.get("access_token")
+        if not isinstance(token, str) or not token:
+            raise AuthError("the token endpoint answered without an access_token")
+        expires = data.get("expires_in")
+        return cls(
+            access_token=token,
+            refresh_token=data.get("refresh_token") or (previous.refresh_token if previous else None),
+            expires_at=time.time() + float(expires) if isinstance(expires, (int, float)) else None,
+            scope=data.get("scope") or (previous.scope if previous else None),
+            lifetime=float(expires) if isinstance(expires, (int, float)) else None,
+        )
+
+    def __repr__(self) -> str:
+        return "<tokens ***>"
+
+
+@dataclass
+class Registration:
+    """This client at one authorization server: its id, secret and how it sends them."""
+
+    client_id: str
+    client_secret: str | None = None
+    auth_method: str = "none"
+    redirect_uri: str | None = None
+
+    def __repr__(self) -> str:
+        return f"<client {self.client_id!r} {self.auth_method}>"
+
+
+def pkce() -> tuple[str, str]:
+    """A PKCE verifier and its S256 challenge."""
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return verifier, challenge
+
+
+def redirect_uri(port: int = 0) -> str:
+    """The loopback redirect URI; port 0: one free now."""
+    if not port:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+    return f"http://127.0.0.1:{port}/callback"
+
+
+def authorization_url(discovery: Discovery, query: dict[str, str]) -> str:
+    """Where the person's browser goes to log in."""
+    endpoint = discovery.metadata.get("authorization_endpoint") or f"{origin(discovery.issuer)}/authorize"
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(query)}"
+
+
+def code_from(server: str, landed: str, state: str, issuer: str, iss_required: bool = False) -> str:
+    """The authorization code in the URL the browser landed on, once its ``state`` matches
+    and its RFC 9207 ``iss`` is ``issuer`` (the validated metadata's, compared as plain
+    strings: no normalisation). ``iss_required``: the metadata promised ``iss``. Nothing in
+    an answer that fails these checks is used or shown, its ``error`` included."""
+    params = {k: v[0] for k, v in parse_qs(urlsplit(landed).query).items()}
+    if params.get("state") != state:
+        raise AuthError(f"server {server!r}: the login answer's state does not match; try logging in again")
+    if "iss" in params and params["iss"] != issuer:
+        raise AuthError(
+            f"server {server!r}: the login answer names another issuer than {issuer} (RFC 9207), so it did not "
+            "come from that authorization server; not using it (log in again, and only through the link shown)"
+        )
+    if "iss" not in params and iss_required:
+        raise AuthError(
+            f"server {server!r}: the login answer lacks the iss its authorization server ({issuer}) promises "
+            "(RFC 9207); not using it (log in again, and only through the link shown)"
+        )
+    if "error" in params:
+        why = params.get("error_description") or params["error"]
+        raise AuthError(f"server {server!r}: the authorization server refused the login: {why}")
+    if "code" not in params:
+        raise AuthError(f"server {server!r}: the login answer has no authorization code; try again")
+    return params["code"]
+
+
+async def register(
+    http: httpx.AsyncClient, server: str, endpoint: str, supported: list[str], client_name: str, redirect: str
+) -> Registration:
+    """Dynamic Client Registration (RFC 7591) at ``endpoint``."""
+    method = "none" if "none" in supported else supported[0]
+    body = {
+        # OpenID Connect registration takes a missing application_type as "web", which
+        # refuses loopback redirect URIs: say "native" for those (SEP-837).
+        "application_type": "native" if is_loopback(urlsplit(redirect).hostname) else "web",
+        "client_name": client_name,
+        "redirect_uris": [redirect],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": method,
+    }
+    try:
+        response = await http.post(endpoint, json=body)
+    except httpx.HTTPError as e:
+        raise AuthError(f"cannot reach the registration endpoint {endpoint}: {type(e).__name__}") from None
+    data = response_json(response)
+    if response.status_code >= 400 or "client_id" not in data:
+        why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
+        raise AuthError(f"server {server!r}: client registration was refused: {why}")
+    return Registration(
+        str(data["client_id"]),
+        data.get("client_secret"),
+        str(data.get("token_endpoint_auth_method") or method),
+        redirect,
+    )
+
+
+async def token_request(
+    http: httpx.AsyncClient, server: str, discovery: Discovery, client: Registration, form: dict[str, str]
+) -> JSON:
+    """POST ``form`` to the token endpoint, authenticated as ``client``; its JSON answer."""
+    endpoint = discovery.metadata.get("token_endpoint") or f"{origin(discovery.issuer)}/token"
+    response = await _post_token(http, endpoint, client, form)
+    if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
+        # A pre-registered client's method is a guess from the server's list: a server
+        # that wanted the secret in the form says so with a 400/401. Try that once.
+        client.auth_method = "client_secret_post"
+        response = await _post_token(http, endpoint, client, form)
+    data = response_json(response)
+    if response.status_code >= 400 or "error" in data:
+        why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
+        raise AuthError(f"server {server!r}: the token request was refused: {why}")
+    return data
+
+
+async def _post_token(
+    http: httpx.AsyncClient, endpoint: str, client: Registration, form: dict[str, str]
+) -> httpx.Response:
+    auth = httpx.Auth()  # sends no credentials (what httpx makes of auth=None)
+    if client.auth_method == "client_secret_basic" and client.client_secret:
+        auth = httpx.BasicAuth(client.client_id, client.client_secret)
+    else:
+        form = {**form, "client_id": client.client_id}
+        if client.auth_method == "client_secret_post" and client.client_secret:
+            form["client_secret"] = client.client_secret
+    try:
+        return await http.post(endpoint, data=form, headers={"Accept": "application/json"}, auth=auth)
+    except httpx.HTTPError as e:
+        raise AuthError(f"cannot reach the token endpoint {endpoint}: {type(e).__name__}") from None

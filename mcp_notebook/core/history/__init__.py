@@ -1,0 +1,1 @@
+"""What was sent and received: the history of calls, its tables, and a replay script."""

@@ -1,0 +1,163 @@
+"""A plain Python script that replays a history's successful calls (``%mcp history --export``).
+
+The script uses the Python API only (``from mcp_notebook import Client``) and runs outside
+any notebook. Servers are added from their configs; every value config.py/redact.py would
+hide (secret-looking env values, headers, arguments and URL parts, OAuth client secrets) is
+read from an environment variable the script names, never written into it.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..config.servers import ServerConfig
+from ..safety.redact import is_secret_name, redact_url, replace_secret_args
+from .calls import Call, successful
+
+__all__ = ["env_name", "script"]
+
+
+def env_name(server: str, key: str) -> str:
+    """The environment variable a script reads ``key`` of ``server`` from: MCP_DEMO_API_KEY."""
+    return "MCP_" + re.sub(r"[^A-Z0-9]+", "_", f"{server}_{key}".upper()).strip("_")
+
+
+class _Secrets:
+    """The variables a script reads, gathered as it is written (listed at its top)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # variable → what it holds
+
+    def ref(self, server: str, key: str, what: str) -> str:
+        name = env_name(server, key)
+        self.names[name] = what
+        return f"os.environ[{name!r}]"
+
+
+def _literal(server: str, value: Any, secrets: _Secrets, what: str) -> str:
+    """``value`` as Python source; a secret-looking key's value, at any depth, read from
+    the environment instead."""
+    if isinstance(value, dict):
+        return _mapping(server, value, secrets, what)
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(server, v, secrets, what) for v in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"  # repr gives a bare inf or nan: a NameError
+    return repr(value)
+
+
+def _mapping(server: str, values: Mapping[str, Any], secrets: _Secrets, what: str) -> str:
+    items = []
+    for key, value in values.items():
+        if isinstance(key, str) and is_secret_name(key):
+            items.append(f"{key!r}: {secrets.ref(server, key, f'{what} {key} of server {server}')}")
+        else:
+            items.append(f"{key!r}: {_literal(server, value, secrets, what)}")
+    return "{" + ", ".join(items) + "}"
+
+
+def _args(server: str, args: list[str], secrets: _Secrets) -> str:
+    refs: list[str] = []
+
+    def hide(name: str, value: str, whole: bool) -> str:
+        refs.append(secrets.ref(server, f"arg_{name}", f"the {name} argument of server {server}"))
+        return f"\0{len(refs) - 1}\0"  # a marker no argument holds, replaced below
+
+    out = []
+    for arg in replace_secret_args(args, hide):
+        pieces = re.split(r"\0(\d+)\0", arg)  # text, index, text, ...
+        terms = [refs[int(p)] if i % 2 else repr(p) for i, p in enumerate(pieces) if i % 2 or p]
+        out.append(" + ".join(terms) or "''")
+    return "[" + ", ".join(out) + "]"
+
+
+def _add(var: str, config: ServerConfig, secrets: _Secrets) -> str:
+    name = config.name
+    parts = [repr(name)]
+    if config.transport == "stdio":
+        parts += [repr(config.command), _args(name, list(config.args), secrets)]
+        if config.env:
+            parts.append("env=" + _mapping(name, config.env, secrets, "the env value"))
+        if config.cwd:
+            parts.append(f"cwd={config.cwd!r}")
+    else:
+        url = config.url or ""
+        secret_url = redact_url(url) != url  # a password or a token in it
+        parts.append("url=" + (secrets.ref(name, "url", f"the URL of server {name}") if secret_url else repr(url)))
+        if config.transport != "auto":
+            parts.append(f"transport={config.transport!r}")
+        if config.headers:
+            parts.append("headers=" + _mapping(name, config.headers, secrets, "the header"))
+        if config.oauth:
+            parts.append("oauth=" + _mapping(name, config.oauth, secrets, "the OAuth setting"))
+    if config.protocol != "auto":
+        parts.append(f"protocol={config.protocol!r}")
+    for key in ("startup_timeout", "request_timeout"):
+        if getattr(config, key) is not None:
+            parts.append(f"{key}={getattr(config, key)!r}")
+    return f"{var} = client.add({', '.join(parts)})"
+
+
+def _call(var: str, call: Call, secrets: _Secrets) -> str:
+    params = call.params
+    if call.method == "resources/read":
+        uri = str(params.get("uri"))
+        if redact_url(uri) != uri:  # a secret in it (?api_key=…): read from the environment
+            key = f"uri_{sum(1 for n in secrets.names if n.startswith(env_name(call.server, 'uri_'))) + 1}"
+            ref = secrets.ref(call.server, key, f"the resource URI {redact_url(uri)} of server {call.server}")
+            return f"result = {var}.read_resource({ref})"
+        return f"result = {var}.read_resource({uri!r})"
+    arguments = params.get("arguments") or {}
+    what = "argument" if call.method == "tools/call" else "prompt argument"
+    literal = _mapping(call.server, arguments, secrets, f"the {what}") if isinstance(arguments, dict) else "{}"
+    fn = "call_tool" if call.method == "tools/call" else "get_prompt"
+    return f"result = {var}.{fn}({params.get('name')!r}, {literal})"
+
+
+def _one_line(text: str) -> str:
+    """``text`` fit for a comment: no line break or other unprintable character can end it."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
+    """The script replaying ``calls`` that ended well (tool calls, resource reads, prompts),
+    in order, against the servers ``configs`` describe (a server without one is skipped)."""
+    secrets = _Secrets()
+    added: dict[str, str] = {}
+    adds: list[str] = []
+    body: list[str] = []
+    for call in successful(list(calls)):
+        config = configs.get(call.server)
+        if config is None:
+            body.append(f"# skipped: {call.method} to server {call.server!r}, which has no config now")
+            continue
+        var = added.get(call.server)
+        if var is None:
+            var = re.sub(r"\W", "_", call.server).lower() or "server"
+            taken = {"client", "result", "os", *added.values()}  # "a-b" and "a_b" are two servers
+            if not var.isidentifier() or keyword.iskeyword(var) or var in taken:
+                var = next(f"server_{n}" for n in range(1, len(added) + 2) if f"server_{n}" not in taken)
+            added[call.server] = var
+            adds.append(_add(var, config, secrets))
+        body.append(_call(var, call, secrets))
+        body.append("print(result.text)")
+    head = [
+        '"""Replays calls recorded by mcp-notebook (%mcp history --export)."""',
+        "",
+        "import os",
+        "",
+        "from mcp_notebook import Client",
+        "",
+    ]
+    if secrets.names:
+        head.append("# Set these environment variables first (their values are not written here):")
+        # A key may be a schema's property name, the server's: one comment line, whatever it holds.
+        head += [f"#   {name}: {_one_line(what)}" for name, what in secrets.names.items()]
+        head.append("")
+    head += ["client = Client()", *adds, ""]
+    tail = ["", "client.close()", ""]
+    return "\n".join(head + body + tail)

@@ -1,0 +1,2 @@
+"""What we show of what we do not trust: control characters escaped, secrets masked,
+links checked."""

@@ -1,0 +1,34 @@
+"""A server's text made safe to show: control characters are shown, never obeyed.
+
+A terminal obeys what it prints: an escape sequence in a tool's result or a log line could
+clear the screen, retitle the window, write the clipboard (OSC 52) or draw a fake prompt
+over the real one, and a bidi override can make text read other than it is. So every text
+rendering of what a server sent goes through ``printable``; the data itself (a result's
+``.content``, ``.text``, ``.raw``) stays exactly what the server sent.
+
+- Colour and style sequences (SGR, ``ESC [ … m``, common in a server's stderr) are removed.
+- Every other C0 control but newline and tab, DEL, the C1 controls (U+0080-U+009F) and the
+  bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) are shown as their Python
+  escapes: ``\\x1b``, ``\\r``, ``\\x9b``, ``\\u202e``.
+- A ``\\r\\n`` line end is a line end; a lone ``\\r`` (which would overwrite the line) is shown.
+"""
+
+from __future__ import annotations
+
+import html
+
+# Defined in errors.py, which imports nothing of ours: every error's str() needs it.
+from ...errors import CONTROL, printable
+
+__all__ = ["CONTROL", "clipped", "escape", "printable"]
+
+
+def escape(text: str) -> str:
+    """``text`` for HTML: printable, then escaped (quotes too, for attributes)."""
+    return html.escape(printable(text))
+
+
+def clipped(text: str, width: int = 120) -> str:
+    """A server's short text for a one-line message: printable, at most ``width`` characters."""
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return printable(text).replace("\n", "\\n")  # one line: a newline is shown too

@@ -1,0 +1,1 @@
+"""Results and resources as tables: CSV and other readers, dtypes, literals, frames."""

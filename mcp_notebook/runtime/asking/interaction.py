@@ -1,0 +1,214 @@
+"""How a person is asked: approvals before a call, and waiting while the server asks.
+
+The runtime asks an ``Interaction`` (the notebook layer supplies one that shows cards in
+the cell; this module's ``ConsoleInteraction`` asks on a terminal's stdin, and where
+nobody can answer it follows the headless policy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import json
+import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from ...core.auth.oauth import LoginRequest
+from ...core.protocol.session import Waker
+from ...core.safety.text import printable
+from ...errors import LoginRequired, ToolDenied
+from . import login
+from .terminal import StdinEnded, Wake, read_line, stdin_is_terminal
+from .textprogress import MapText
+
+if TYPE_CHECKING:
+    from ..bulk.progress import MapProgress
+
+T = TypeVar("T")
+ApprovalAnswer = Literal["approve", "always", "deny"]
+# Starts work on the background loop: its future, and a thread-safe cancel.
+Start = Callable[[], tuple[concurrent.futures.Future[T], Callable[[], None]]]
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    server: str
+    tool: str
+    title: str | None
+    annotations: dict[str, Any]
+    arguments: dict[str, Any] = field(repr=False)
+    # A bulk map asks once for all its rows: how many (None: not known up front), and the
+    # first rows' arguments (``arguments`` is the first of them).
+    rows: int | None = None
+    examples: tuple[dict[str, Any], ...] = field(default=(), repr=False)
+
+    @property
+    def bulk(self) -> bool:
+        return bool(self.examples)
+
+    def describe(self) -> str:
+        hints = ", ".join(f"{k}={v}" for k, v in self.annotations.items() if k.endswith("Hint")) or "none"
+        return f"{self.server}.{self.tool}{self.for_rows()} (hints from the server, untrusted: {hints})"
+
+    def for_rows(self) -> str:
+        """ " for 1,000 rows" for a bulk map (empty for one call)."""
+        if not self.bulk:
+            return ""
+        return f" for {self.rows:,} rows" if self.rows is not None else " for every row of an iterable"
+
+    def shown_arguments(self) -> Any:
+        """What to show a person: the call's arguments, or a map's first rows' arguments."""
+        return list(self.examples) if self.bulk else self.arguments
+
+
+class Interaction:
+    """What the runtime asks of whoever sits at the kernel; every member it uses is here.
+
+    The defaults describe nobody: approvals follow ``headless_approval``, waiting is plain,
+    progress and pages are not shown, and nobody can log in. ``ConsoleInteraction`` (a
+    terminal) and the notebook layer's interaction override what they can do.
+    """
+
+    headless_approval: Literal["deny", "allow"] = "deny"
+    # True when waiting must go through ``wait``/``await_`` (the server's questions are
+    # answered there) and a blocking request must serve ``blocking``'s waker.
+    services_prompts: bool = False
+    # Whether ``progress`` shows anything (else calls ask the server for none); True for a
+    # subclass that defines ``progress``, unless it says otherwise.
+    shows_progress: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "progress" in vars(cls) and "shows_progress" not in vars(cls):
+            cls.shows_progress = True
+
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Ask before a tool runs, on the calling thread (blocking calls)."""
+        return headless_approval(request, self.headless_approval)
+
+    async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Ask before a tool runs, in the awaiting task (awaited calls)."""
+        return self.approve(request)
+
+    def wait(self, start: Start[T], server: str | None = None) -> T:
+        """Call ``start()`` (it returns the work's future and a cancel function) and block
+        for the future on this thread, answering the server's questions meanwhile.
+        Ctrl-C cancels the work (and so tells the server)."""
+        future, cancel = start()
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            cancel()
+            raise
+
+    async def await_(self, start: Start[T], server: str | None = None) -> T:
+        """``wait`` for an awaiting task; cancelling the task cancels the work."""
+        future, cancel = start()
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            cancel()
+            raise
+
+    def blocking(self, server: str | None) -> AbstractContextManager[Waker | None]:
+        """For a blocking request that reads its own reply on the calling thread: what it
+        serves while it waits (None: nothing, there is nobody to ask)."""
+        return contextlib.nullcontext(None)
+
+    def progress(self, server: str, tool: str, progress: float, total: float | None, message: str | None) -> None:
+        """A call's progress (called on the background loop; show it, quickly)."""
+
+    def map_text(self, server: str, tool: str) -> Callable[[MapProgress], None] | None:
+        """A bulk map's progress as text (a ``MapProgress`` callback), or None: shown by
+        ``progress`` if it shows any, else not at all. By default, where ``progress`` shows
+        nothing: text on stderr, redrawn in place on a terminal, else a line every few
+        seconds at most (textprogress.py)."""
+        return None if self.shows_progress else MapText(server, tool)
+
+    def show_urls(self, server: str, elicitations: list[dict[str, Any]], *, awaiting: bool = False) -> None:
+        """Pages a server needs visited before a call can work (error -32042); ``awaiting``:
+        the call was awaited (a kernel may deliver clicks to an awaiting cell only)."""
+
+    def can_login(self) -> bool:
+        """Whether ``alogin`` can reach a person now (by default: whether it is defined)."""
+        return type(self).alogin is not Interaction.alogin
+
+    async def alogin(self, request: LoginRequest) -> str:
+        """Show how to log in and return the address the browser came back to."""
+        raise LoginRequired(
+            f"server {request.server!r} needs a login and nobody can log in here; "
+            f"log in from a notebook (%mcp login {request.server}) or a terminal (server.login())"
+        )
+
+
+def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
+    """Nobody can answer: the policy decides, and says so in one line."""
+    if policy == "allow":
+        print(f"mcp-notebook: nobody can answer here; ran {request.server}.{request.tool} (headless policy: allow)",
+              file=sys.stderr)  # fmt: skip
+        return "approve"
+    denied = ToolDenied(
+        f"{request.server}.{request.tool} needs approval and nobody can answer here, so it was denied (nothing "
+        f"was sent); allow it with %config MCPMagics.approval_allow = {{'{request.server}': ['{request.tool}']}} "
+        "or client.approval.allow"
+    )
+    denied.unanswered = True
+    raise denied
+
+
+def approval_on_stdin(request: ApprovalRequest, read: Callable[[str], str | None]) -> ApprovalAnswer:
+    """Ask on a terminal: the request, its arguments, and one line read by ``read(prompt)``
+    (anything but an approval denies). Plain Python and terminal IPython both ask this way."""
+    print(printable(f"Approve {request.describe()} with {'first rows' if request.bulk else 'arguments'}:"))
+    print(printable(json.dumps(request.shown_arguments(), indent=2, ensure_ascii=False, default=str)))
+    answer = (read("[a]pprove / always [A]llow / [d]eny? ") or "").strip()
+    answers: dict[str, ApprovalAnswer] = {"a": "approve", "approve": "approve", "A": "always", "always": "always"}
+    return answers.get(answer, "deny")
+
+
+class ConsoleInteraction(Interaction):
+    """Plain Python: ask on stdin when it is a terminal, else follow the headless policy."""
+
+    def __init__(self, headless_approval: Literal["deny", "allow"] = "deny") -> None:
+        self.headless_approval = headless_approval
+
+    services_prompts = False
+
+    def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return self._approve(request, None)
+
+    def _approve(self, request: ApprovalRequest, wake: Wake | None) -> ApprovalAnswer:
+        if not stdin_is_terminal():
+            return headless_approval(request, self.headless_approval)
+        try:
+            return approval_on_stdin(request, lambda prompt: read_line(prompt, wake))
+        except StdinEnded:
+            print("mcp-notebook: stdin ended: denied", file=sys.stderr)
+            return "deny"
+
+    async def aapprove(self, request: ApprovalRequest) -> ApprovalAnswer:
+        # Asked on a worker thread; an await that is cancelled ends the read (the wake).
+        wake = Wake()
+
+        def ask() -> ApprovalAnswer:
+            try:
+                return self._approve(request, wake)
+            finally:
+                wake.close()
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, ask)
+        finally:
+            wake.set()
+
+    def can_login(self) -> bool:
+        return stdin_is_terminal()
+
+    async def alogin(self, request: LoginRequest) -> str:
+        """On a terminal: print the authorization URL and wait for the browser to come back
+        to the loopback listener, or for the address it landed on to be pasted."""
+        return await login.listen(request, login.TerminalPaste())

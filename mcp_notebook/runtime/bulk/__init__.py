@@ -1,0 +1,1 @@
+"""A tool called for every row of a table: the run, its rows and its progress."""

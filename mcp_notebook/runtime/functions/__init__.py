@@ -1,0 +1,1 @@
+"""Tools as Python functions: signatures and docstrings from their schemas."""
