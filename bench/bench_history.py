@@ -74,7 +74,7 @@ def paired(recording: Callable[[], None], off: Callable[[], None], rounds: int, 
 def recorder_alone(n: int = 100_000) -> float:
     """Seconds the recorder takes for one request (its three calls), without any I/O."""
     from mcp_notebook.core.history.calls import History
-    from mcp_notebook.core.protocol.pending import Answer
+    from mcp_notebook.core.session.pending import Answer
 
     recorder = History(1000).recorder("bench")
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}

@@ -43,7 +43,7 @@ _LAZY = {
     "get_client": "runtime.client",
     "Server": "runtime",
     "Settings": "runtime",
-    "Handlers": "core.protocol.session",
+    "Handlers": "core.session.session",
     "accept_defaults": "core.protocol.elicitation",
     "ApprovalPolicy": "core.approval",
     "ApprovalRequest": "runtime.asking.interaction",
@@ -112,7 +112,7 @@ if TYPE_CHECKING:
     from .core.config.servers import ServerConfig, load_config
     from .core.naming import qualified_name
     from .core.protocol.elicitation import accept_defaults
-    from .core.protocol.session import Handlers
+    from .core.session.session import Handlers
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
     from .runtime import Server, Settings
     from .runtime.asking.interaction import ApprovalRequest, ConsoleInteraction, Interaction

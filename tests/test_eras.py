@@ -23,7 +23,7 @@ from support.waiting import wait_for
 from mcp_notebook import Client, ProtocolError, RPCError, get_client
 from mcp_notebook.core.config.scopes import user_file
 from mcp_notebook.core.config.servers import parse_config
-from mcp_notebook.core.protocol import handshake
+from mcp_notebook.core.session import handshake
 from mcp_notebook.errors import ConfigError
 from mcp_notebook.notebook.display import ServerStatus
 

@@ -32,7 +32,7 @@ from mcp_notebook import (
     StartupError,
     Status,
 )
-from mcp_notebook.core.protocol.session import ClientSession
+from mcp_notebook.core.session.session import ClientSession
 from mcp_notebook.core.transports.stdio.transport import StdioTransport
 
 

@@ -9,7 +9,7 @@ tangle), for the layers they do not (never run).
 Edges. ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to
 ``pkg``'s ``__init__``; ``import a.b`` is an edge to ``a.b``. The parent packages Python
 initialises on the way to a submodule are not edges: importing ``core.session`` from
-``core/__init__.py`` and ``core.text`` from ``core/protocol/session.py`` is no circle. A module that
+``core/__init__.py`` and ``core.text`` from ``core/session/session.py`` is no circle. A module that
 takes a *name* from its package's ``__init__`` (``from . import Thing``) does depend on that
 ``__init__``, and a circle through it is reported.
 
@@ -80,7 +80,7 @@ def _modules_after(code: str) -> set[str]:
 
 def test_core_and_runtime_import_no_notebook_stack() -> None:
     loaded = _modules_after(
-        "import mcp_notebook.core.protocol.session, mcp_notebook.core.config.servers, mcp_notebook.core.naming, "
+        "import mcp_notebook.core.session.session, mcp_notebook.core.config.servers, mcp_notebook.core.naming, "
         "mcp_notebook.core.arguments.validation, mcp_notebook.core.transports, mcp_notebook.core.types, "
         "mcp_notebook.core.tables.frames, mcp_notebook.runtime"
     )
@@ -300,6 +300,84 @@ def test_no_import_circles() -> None:
             if e.target in inside
         ]
         problems.append(f"circle of {len(component)} modules {', '.join(component)}: {'; '.join(how)}")
+    assert not problems, "\n".join(problems)
+
+
+# Inside the core and the runtime: rooms (subpackages, or a module standing alone), lowest
+# first. A module may import its own room and the rooms listed before it, never one after:
+# so someone reading the tree knows what each room can reach. A package's __init__ may
+# re-export its own subpackages (transports/__init__.py re-exports stdio/ and http/).
+ROOMS = [
+    "mcp_notebook.errors",
+    "mcp_notebook.version",
+    "mcp_notebook.core.safety",  # what we show of untrusted text and secrets
+    "mcp_notebook.core.arguments",
+    "mcp_notebook.core.backoff",
+    "mcp_notebook.core.tables",
+    "mcp_notebook.core.protocol",  # the protocol's rules, sans-IO
+    "mcp_notebook.core.loggers",
+    "mcp_notebook.core.views",
+    "mcp_notebook.core.types",
+    "mcp_notebook.core.naming",
+    "mcp_notebook.core.approval",
+    "mcp_notebook.core.auth",
+    "mcp_notebook.core.config",
+    "mcp_notebook.core.transports",  # base.py (the seams) and inbox.py
+    "mcp_notebook.core.transports.stdio",
+    "mcp_notebook.core.transports.http",
+    "mcp_notebook.core.history",
+    "mcp_notebook.core.session",
+    "mcp_notebook.core",
+    "mcp_notebook.runtime.loop",
+    "mcp_notebook.runtime.asking",  # how a person is asked outside a notebook
+    "mcp_notebook.runtime.steps",
+    "mcp_notebook.runtime.bulk",
+    "mcp_notebook.runtime.functions",
+    "mcp_notebook.runtime.params",
+    "mcp_notebook.runtime.reads",
+    "mcp_notebook.runtime.listening",
+    "mcp_notebook.runtime.context",
+    "mcp_notebook.runtime.sessionlink",
+    "mcp_notebook.runtime.tasks",
+    "mcp_notebook.runtime.calls",
+    "mcp_notebook.runtime.connection",
+    "mcp_notebook.runtime.facts",
+    "mcp_notebook.runtime.handle",
+    "mcp_notebook.runtime.client",
+    "mcp_notebook.runtime",
+]
+
+
+def room(name: str) -> str | None:
+    """The room of a module of the core or the runtime (the longest listed prefix); None: elsewhere."""
+    found = [r for r in ROOMS if name == r or name.startswith(r + ".")]
+    return max(found, key=len) if found else None
+
+
+def test_the_rooms_import_only_rooms_below_them() -> None:
+    edges = graph(typing_too=True)
+    problems = []
+    unplaced = sorted(
+        n
+        for n in modules()
+        if n.startswith(("mcp_notebook.core.", "mcp_notebook.runtime."))
+        and room(n) in ("mcp_notebook.core", "mcp_notebook.runtime")
+        and not modules()[n].is_package
+    )
+    for name in unplaced:
+        problems.append(f"{modules()[name].where}: in no room; place it in ROOMS (tests/test_layers.py)")
+    for name, module in modules().items():
+        mine = room(name)
+        if mine is None:
+            continue
+        for edge in edges[name]:
+            theirs = room(edge.target)
+            if theirs is None or theirs == mine:
+                continue
+            if module.is_package and edge.target.startswith(name + "."):
+                continue  # a package re-exports its own
+            if ROOMS.index(theirs) > ROOMS.index(mine):
+                problems.append(f"{module.where}:{edge.line}: {mine} imports {edge.target}, a room above it ({theirs})")
     assert not problems, "\n".join(problems)
 
 

@@ -28,7 +28,7 @@ from mcp_notebook import ApprovalRequest, Client, ToolDenied
 from mcp_notebook.core.backoff import Backoff, retryable
 from mcp_notebook.errors import ArgumentError, NotSent, RequestTimeout, RPCError, ServerExited
 from mcp_notebook.runtime.asking.interaction import ApprovalAnswer, Interaction
-from mcp_notebook.runtime.bulk.progress import MapProgress
+from mcp_notebook.runtime.asking.progress import MapProgress
 from mcp_notebook.runtime.bulk.rows import CHUNK
 
 SERVERS_DIR = os.path.join(os.path.dirname(__file__), "servers")

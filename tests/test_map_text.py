@@ -16,8 +16,8 @@ from support.terminal import environment, plain
 
 from mcp_notebook import Client
 from mcp_notebook.runtime.asking.interaction import ConsoleInteraction
+from mcp_notebook.runtime.asking.progress import MapProgress
 from mcp_notebook.runtime.asking.textprogress import MapText
-from mcp_notebook.runtime.bulk.progress import MapProgress
 
 DEMO = (sys.executable, ["-m", "mcp_notebook.demo"])
 

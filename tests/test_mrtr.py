@@ -22,7 +22,7 @@ from support.peers import SERVERS
 from support.processes import free_port, running
 
 from mcp_notebook import Client, Handlers, accept_defaults
-from mcp_notebook.core.protocol.session import current_server
+from mcp_notebook.core.session.session import current_server
 from mcp_notebook.errors import ProtocolError, RequestCancelled, RPCError
 
 SDK = str(SERVERS / "sdk_modern.py")

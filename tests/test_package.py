@@ -11,7 +11,7 @@ from pathlib import Path
 
 import mcp_notebook
 import mcp_notebook.version
-from mcp_notebook.core.protocol.session import CLIENT_INFO
+from mcp_notebook.core.session.session import CLIENT_INFO
 
 if sys.version_info >= (3, 11):
     import tomllib

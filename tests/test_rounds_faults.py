@@ -18,8 +18,8 @@ from support.peers import SERVERS
 
 from mcp_notebook import Client, Handlers
 from mcp_notebook.core.protocol.rounds import Rounds
-from mcp_notebook.core.protocol.session import ClientSession
 from mcp_notebook.core.protocol.tasks import TaskRecord
+from mcp_notebook.core.session.session import ClientSession
 from mcp_notebook.core.transports.stdio.transport import StdioParameters, StdioTransport
 from mcp_notebook.errors import MCPError, ProtocolError, RequestCancelled
 

@@ -84,7 +84,7 @@ def test_wheel_holds_the_package_its_data_types_and_license(installed: Installed
 def test_installed_package_is_the_wheel_and_knows_its_version(installed: Installed) -> None:
     code = (
         "import importlib.metadata, json, mcp_notebook\n"
-        "from mcp_notebook.core.protocol.session import CLIENT_INFO\n"
+        "from mcp_notebook.core.session.session import CLIENT_INFO\n"
         "print(json.dumps([mcp_notebook.__file__, importlib.metadata.version('mcp-notebook'), CLIENT_INFO]))"
     )
     where, metadata_version, client_info = json.loads(_run([installed.python, "-c", code], installed.workdir, "import"))

@@ -6,7 +6,7 @@ from typing import Any
 
 from IPython import get_ipython
 
-from ..core.protocol.session import current_server
+from ..core.session.session import current_server
 from ..runtime.asking.interaction import ConsoleInteraction
 from . import completion, modes, transform
 from .magics import MCPMagics

@@ -26,8 +26,8 @@ from ..core.safety.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled
 from ..runtime.asking import login
 from ..runtime.asking.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start
+from ..runtime.asking.progress import MapProgress
 from ..runtime.asking.textprogress import MapText, is_terminal
-from ..runtime.bulk.progress import MapProgress
 from ..runtime.loop import on_loop_thread
 from ..runtime.steps import drive
 from . import console

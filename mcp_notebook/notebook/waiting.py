@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from ..core.protocol.session import LOG_SIZE
 from ..core.safety.text import printable
+from ..core.session.session import LOG_SIZE
 from ..errors import RequestCancelled
 from . import console
 from .places import say, show

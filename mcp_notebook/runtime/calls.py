@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
 from ..core.protocol.constants import URL_ELICITATION_REQUIRED
-from ..core.protocol.session import ProgressCallback
 from ..core.safety.links import linkable
+from ..core.session.session import ProgressCallback
 from ..errors import RPCError
 from .asking.interaction import Interaction
 from .steps import Link

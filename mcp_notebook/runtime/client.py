@@ -14,7 +14,7 @@ from ..core.auth.tokens import TokenStore
 from ..core.config.scopes import load_servers
 from ..core.config.servers import ServerConfig, check_server_name
 from ..core.history.calls import Call
-from ..core.protocol.session import Handlers
+from ..core.session.session import Handlers
 from ..core.types import CallResult, Status
 from ..errors import UnknownServer, UnknownTool
 from .asking.interaction import Interaction
@@ -93,7 +93,7 @@ class Client:
     )
     tagged_listeners = Shared[list[Callable[[str, str, JSON, "str | None"], Any]]](
         "Called as fn(server_name, method, params, tag): tag is what the request a notification "
-        "came with was tagged (mcp_notebook.core.protocol.pending.REQUEST_TAG: a map's row), else None."
+        "came with was tagged (mcp_notebook.core.session.pending.REQUEST_TAG: a map's row), else None."
     )
     token_store = Shared[TokenStore]("Where OAuth tokens live (see mcp_notebook.core.auth.tokens).")
 

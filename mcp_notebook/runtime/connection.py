@@ -20,10 +20,10 @@ from ..core.config.servers import ServerConfig
 from ..core.loggers import RUNTIME as LOG
 from ..core.protocol.constants import UNSUPPORTED_PROTOCOL_VERSION
 from ..core.protocol.era import is_modern, legacy_sse_answer
-from ..core.protocol.session import ClientSession, ProgressCallback
 from ..core.protocol.subscriptions import UPDATED
 from ..core.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from ..core.safety.text import printable
+from ..core.session.session import ClientSession, ProgressCallback
 from ..core.transports import (
     AuthChallenge,
     HttpStatusError,

@@ -16,8 +16,8 @@ from ..core.auth.oauth import LoginRequest
 from ..core.auth.tokens import TokenStore, default_store
 from ..core.history.calls import HISTORY_SIZE, History, Recorder
 from ..core.naming import ToolNames
-from ..core.protocol.session import Handlers
 from ..core.protocol.tasks import TaskLog
+from ..core.session.session import Handlers
 from ..core.transports import DEFAULT_MAX_MESSAGE_SIZE
 from ..errors import ToolDenied
 from .asking.interaction import ApprovalAnswer, ApprovalRequest, ConsoleInteraction, Interaction

@@ -17,12 +17,12 @@ from ..core.arguments.validation import arguments_check, check_prompt_arguments,
 from ..core.backoff import Backoff
 from ..core.config.servers import ServerConfig
 from ..core.protocol.constants import HEADER_MISMATCH
-from ..core.protocol.session import ProgressCallback
 from ..core.protocol.tasks import augment, created_task, offers_tasks
 from ..core.safety.text import printable
+from ..core.session.session import ProgressCallback
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
 from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
-from .bulk.progress import MapProgress
+from .asking.progress import MapProgress
 from .bulk.rows import RowSource, every_row, parameters
 from .bulk.run import GRACE_S, MapRun, OnError, check_explode, check_options, displayed, map_frame, result_fields
 from .calls import Finish, ToolPlan, call_progress, url_required

@@ -15,7 +15,6 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from ..core.protocol.session import ClientSession
 from ..core.protocol.subscriptions import (
     ACKNOWLEDGED,
     LISTEN,
@@ -25,6 +24,7 @@ from ..core.protocol.subscriptions import (
     listen_filter,
     subscription_id,
 )
+from ..core.session.session import ClientSession
 from ..errors import MCPError, NotConnected, ProtocolError, RequestTimeout
 
 JSON = dict[str, Any]

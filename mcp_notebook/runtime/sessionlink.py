@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import Any
 
-from ..core.protocol.session import ClientSession, ProgressCallback
+from ..core.session.session import ClientSession, ProgressCallback
 from .context import DEFAULT
 
 JSON = dict[str, Any]

@@ -25,7 +25,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from ..core.protocol.session import ProgressCallback
+from ..core.session.session import ProgressCallback
 from .asking.interaction import ApprovalAnswer, ApprovalRequest, Interaction
 
 T = TypeVar("T")

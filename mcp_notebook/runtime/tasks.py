@@ -20,9 +20,9 @@ import math
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from ..core.protocol.incoming import Handlers, answer_all
 from ..core.protocol.rounds import failed
 from ..core.protocol.tasks import TaskRecord, carries_outcome
+from ..core.session.incoming import Handlers, answer_all
 from ..errors import MCPError, ProtocolError, RPCError
 from .context import Runtime
 

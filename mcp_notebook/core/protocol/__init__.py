@@ -1,2 +1,3 @@
-"""The MCP session and the protocol's rules: the JSON-RPC pipeline, the era handshake,
-requests in flight, listings, notifications, input rounds, tasks, caching hints, headers."""
+"""The protocol's rules, sans-IO: versions and error codes, the era and its `_meta`, message
+checks, JSON lines, headers, input rounds, tasks, subscriptions, caching hints.
+"""

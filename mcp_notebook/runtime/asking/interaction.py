@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ...core.auth.oauth import LoginRequest
-from ...core.protocol.session import Waker
 from ...core.safety.text import printable
+from ...core.session.session import Waker
 from ...errors import LoginRequired, ToolDenied
 from . import login
 from .terminal import StdinEnded, Wake, read_line, stdin_is_terminal
 from .textprogress import MapText
 
 if TYPE_CHECKING:
-    from ..bulk.progress import MapProgress
+    from .progress import MapProgress
 
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 from ...core.safety.text import printable
 
 if TYPE_CHECKING:
-    from ..bulk.progress import MapProgress
+    from .progress import MapProgress
 
 __all__ = ["MapText", "PeriodicLine", "ProgressLine", "count", "is_terminal"]
 

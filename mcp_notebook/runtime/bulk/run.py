@@ -20,11 +20,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from ...core.backoff import Backoff, retryable
-from ...core.protocol.pending import REQUEST_TAG
+from ...core.session.pending import REQUEST_TAG
 from ...core.types import content_text
 from ...errors import ArgumentError, InvalidArguments, NotConnected, ServerExited
 from ..asking.interaction import Interaction
-from .progress import MapProgress
+from ..asking.progress import MapProgress
 from .rows import RowSource
 
 __all__ = [

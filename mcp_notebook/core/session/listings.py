@@ -13,10 +13,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...errors import MCPError, ProtocolError, RPCError
-from .caching import CacheOwner, Freshness, freshness
-from .constants import METHOD_NOT_FOUND
-from .headers import HeaderMap, HeaderRouted, screen_tools
-from .messages import clean_entry, excerpt
+from ..protocol.caching import CacheOwner, Freshness, freshness
+from ..protocol.constants import METHOD_NOT_FOUND
+from ..protocol.headers import HeaderMap, HeaderRouted, screen_tools
+from ..protocol.messages import clean_entry, excerpt
 
 JSON = dict[str, Any]
 

@@ -22,13 +22,14 @@ from ...version import __version__
 from ..history.calls import NOT_RECORDING, Call, Recorder
 from ..loggers import CORE as LOG
 from ..loggers import DEBUG, wire
+from ..protocol import caching, era, rounds
+from ..protocol.constants import INVALID_REQUEST
+from ..protocol.messages import excerpt, malformed, not_json
 from ..transports.base import BlockingTransport, Raw, Transport
-from . import caching, era, handshake, rounds
-from .constants import INVALID_REQUEST
+from . import handshake
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listeners import Listeners, NotificationListener, TaggedListener
 from .listings import Listings
-from .messages import excerpt, malformed, not_json
 from .pending import REQUEST_TAG, Answer, Pending, PendingRequests, ProgressCallback, Waker
 from .roundtrips import InputRounds
 

@@ -13,10 +13,8 @@ from typing import Any, Protocol
 
 from ...errors import ProtocolError, RequestTimeout, RPCError
 from ..history.calls import Call
-from ..safety.text import clipped
-from ..transports.http.shared import AuthChallenge, HttpStatusError
-from . import era
-from .constants import (
+from ..protocol import era
+from ..protocol.constants import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     LATEST_MODERN_VERSION,
@@ -26,6 +24,8 @@ from .constants import (
     SUPPORTED_PROTOCOL_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+from ..safety.text import clipped
+from ..transports.http.shared import AuthChallenge, HttpStatusError
 from .pending import ProgressCallback
 
 JSON = dict[str, Any]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ProtocolError, RPCError
-from .constants import INTERNAL_ERROR, METHOD_NOT_FOUND
+from ..protocol.constants import INTERNAL_ERROR, METHOD_NOT_FOUND
 
 JSON = dict[str, Any]
 # A handler takes the request's params and returns the result (or an awaitable of it).

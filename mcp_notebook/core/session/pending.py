@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from ...errors import MCPError, RequestTimeout
-from .rounds import Rounds
+from ..protocol.rounds import Rounds
 
 JSON = dict[str, Any]
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]

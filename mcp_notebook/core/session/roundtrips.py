@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from ...errors import MCPError, ProtocolError
 from ..history.calls import Recorder
+from ..protocol import rounds
 from ..transports.base import Transport
-from . import rounds
 from .incoming import Handlers, answer_all
 from .pending import Pending, PendingRequests
 
