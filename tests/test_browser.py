@@ -95,6 +95,7 @@ def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequ
     for nb in opened:
         if request.session.testsfailed > failed:  # the call's report is counted before teardown
             print(f"screenshot of the failure: {nb.screenshot_on_failure(request.node.name)}")
+            print(f"shown:\n{nb.shown()}")
         nb.page.close()
 
 
@@ -197,9 +198,12 @@ def test_every_field_kind_and_a_typed_reply_in_jupyterlab(shots: Path, notebook:
     email = cell.get_by_label("String with email format", exact=True)
     nb.type_into(email, "ada@")
     email.press("Tab")
-    cell.locator(".widget-html", has_text="not a valid email").wait_for(timeout=60_000)
+    error = cell.locator(".widget-html", has_text="not a valid email")
+    error.wait_for(timeout=60_000)
     nb.type_into(email, "ada@example.org")
     email.press("Tab")
+    # Gone once the kernel has the new address; the fields below move up as it goes.
+    error.wait_for(state="detached", timeout=60_000)
     cell.get_by_label("Boolean", exact=True).check()
     integer = cell.get_by_label("Integer", exact=True)
     nb.type_into(integer, "7")

@@ -43,6 +43,19 @@ KERNEL_READY = """() => {
     return !!(context && context.isReady && kernel && kernel.connectionStatus === 'connected'
               && kernel.status === 'idle');
 }"""
+# Every cell's output text and the values its fields hold, one line each.
+SHOWN = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map((cell, i) => {
+    const out = cell.querySelector('.jp-Cell-outputArea');
+    if (!out) return `cell ${i}: no output`;
+    const fields = [...out.querySelectorAll('input, select, textarea')].map(e => {
+        const box = e.closest('.widget-inline-hbox');
+        const label = box ? box.innerText.split('\\n')[0] : e.type;
+        const value = e.tagName === 'SELECT' ? [...e.selectedOptions].map(o => o.text).join('|')
+            : e.type === 'checkbox' ? String(e.checked) : e.value;
+        return `${label}=${JSON.stringify(value)}`;
+    });
+    return `cell ${i}: ${JSON.stringify(out.innerText)} fields: ${fields.join(', ')}`;
+}).join('\\n')"""
 # The input prompt of cell i: "[ ]:", "[*]:" or "[n]:".
 PROMPT = (
     "(i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i].querySelector('.jp-InputPrompt').innerText.trim())"
@@ -187,3 +200,8 @@ class NotebookPage:
         path = FAILURES / f"mcp-notebook-{tag}-failure.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path
+
+    def shown(self) -> str:
+        """What each cell's output shows, its fields' values too (a screenshot shows only
+        what is scrolled into view): for a failure's report."""
+        return str(self.page.evaluate(SHOWN))
