@@ -68,16 +68,27 @@ def serve_voila(folder: Path, name: str, cells: list[str]) -> Iterator[str]:
                                                         "env": env}))  # fmt: skip
     write_notebook(folder / "dashboard.ipynb", cells)
     port = free_port()
-    server = subprocess.Popen(
-        [*voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "dashboard.ipynb"],
-        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "JUPYTER_PATH": str(folder / "jupyter"), "MCP_NOTEBOOK_TOKEN_STORE": "memory"},
-    )  # fmt: skip
+    with (folder / "voila.log").open("wb") as log:  # what rendered() shows when a cell failed
+        server = subprocess.Popen(
+            [*voila, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1", "dashboard.ipynb"],
+            cwd=folder, stdout=log, stderr=subprocess.STDOUT,
+            env={**os.environ, "JUPYTER_PATH": str(folder / "jupyter"), "MCP_NOTEBOOK_TOKEN_STORE": "memory"},
+        )  # fmt: skip
     wait_for_port(port, server, "Voilà", 60)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(server)
+
+
+def rendered(page: Any, target: Any, folder: Path) -> None:
+    """Until Voilà has run the notebook and the page shows ``target``. A cell that failed
+    ends the wait at once: the page then says only that one failed; Voilà's log says why."""
+    failed = page.get_by_text("There was an error when executing cell")
+    target.or_(failed).first.wait_for(timeout=WAIT_MS * 2)
+    if failed.count():
+        log = (folder / "voila.log").read_text(errors="replace")[-3000:]
+        pytest.fail(f"{failed.first.inner_text()}\nVoilà's log ends with:\n{log}", pytrace=False)
 
 
 @pytest.fixture(params=DASHBOARD_KERNELS)
@@ -123,7 +134,7 @@ def test_calls_that_need_a_person_ask_in_the_page(kernel: str, tmp_path: Path) -
     ]
     with serve_voila(tmp_path, kernel, cells) as url, page_at(url, "form") as page:
         species = page.locator("select").first
-        species.wait_for(timeout=WAIT_MS * 2)  # Voilà ran the notebook and the page rendered the form
+        rendered(page, species, tmp_path)  # the form
         text = page.locator("body").inner_text()
         assert "forms need widgets" not in text
         assert "This call needs you" in text and "%mcp call demo.delete_penguins species=Gentoo" in text
@@ -150,11 +161,12 @@ def test_calls_that_need_a_person_ask_in_the_page(kernel: str, tmp_path: Path) -
         assert "recorded a female Chinstrap of 4000 g on" in page.locator("body").inner_text()
 
 
-def test_voila_dashboard_callback(dashboard: tuple[str, str]) -> None:
+def test_voila_dashboard_callback(dashboard: tuple[str, str], tmp_path: Path) -> None:
     url, name = dashboard
     with page_at(url, "callback") as page:
-        # Waits until Voilà ran the notebook and the page's widget manager rendered the button.
-        page.locator("button.jupyter-button", has_text="Delete Adelie").click(timeout=WAIT_MS * 2)
+        button = page.locator("button.jupyter-button", has_text="Delete Adelie")
+        rendered(page, button, tmp_path)  # the page's widget manager rendered the button
+        button.click(timeout=WAIT_MS)
         assert "✓ demo" in page.locator("body").inner_text()
         if ipykernel_version(name) < (7, 0):
             approve = page.locator("button.jupyter-button", has_text="Approve")
@@ -181,7 +193,7 @@ def test_a_form_elicitation_and_a_typed_reply_in_voila(tmp_path: Path) -> None:
     ]
     with serve_voila(tmp_path, "python3", cells) as url, page_at(url, "questions") as page:
         runs = page.locator("button.jupyter-button", has_text="Run")
-        runs.nth(1).wait_for(timeout=WAIT_MS * 2)
+        rendered(page, runs.nth(1), tmp_path)  # both forms
         runs.nth(0).click()
         species = page.get_by_label("Species *", exact=True)
         species.select_option(label="Gentoo", timeout=WAIT_MS)
