@@ -140,3 +140,20 @@ def test_secret_values_are_the_secrets_only() -> None:
 
     assert secret_values(["--no-auth", "/srv/data", "--token", "sk-abcdef"], {"AUTH_ENABLED": "true"}) == ["sk-abcdef"]
     assert Mask(["sk-abcdef", "ab"])("key sk-abcdef and ab") == "key *** and ab"  # too short to mask: left
+
+
+def test_a_relayed_edit_is_applied_and_not_echoed() -> None:
+    """The relay applies the browser's edit to the field without sending it back: the browser
+    takes an echo it did not ask for as another front end's change, and a late one would
+    overwrite what the person typed since ("Bonjour" over "Bonjour !")."""
+    from mcp_notebook.notebook.relay import REF, Relay
+
+    card = ElicitationCard("s", {"message": "Who?", "requestedSchema": {"properties": {"name": {"type": "string"}}}})
+    (relay,) = [x for x in walk(card.widget) if isinstance(x, Relay)]
+    field = card.fields[0].input
+    sent: list[Any] = []
+    field.comm.send = lambda *args, **kwargs: sent.append((args, kwargs))  # what the kernel sends the browser
+    edit = {"event": "edit", "field": f"{REF}{field.model_id}", "state": {"value": "Bonjour !"}}
+    relay.comm.handle_msg({"content": {"data": {"method": "custom", "content": edit}}, "buffers": []})
+    assert field.value == "Bonjour !"
+    assert sent == [], sent  # neither an echo_update nor an update

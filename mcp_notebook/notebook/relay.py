@@ -8,8 +8,11 @@ every later one stayed in the browser: Accept sent what the person saw first, no
 
 A ``Relay`` (an anywidget, shown hidden in the card) listens to its fields' models in the
 browser and sends each change as a custom message, which ipywidgets never holds back; the
-kernel applies it to the field as a front end's update would. Messages of one frontend
-arrive in order, so an edit is applied before the click that follows it.
+kernel applies it to the field as a front end's update would, without echoing it back (a
+late echo would overwrite what the person typed since). Messages of one frontend arrive in
+order, so an edit is applied before the click that follows it. Once the relay is wired to a
+field it also sends the field's value as it is then: an edit made before the relay was
+ready (a busy page) arrives too.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import ipywidgets.widgets.widget as widget_module
 import traitlets
 
 __all__ = ["Relay"]
@@ -50,10 +54,20 @@ class Relay(anywidget.AnyWidget):
         state = {k: v for k, v in state.items() if k in KEYS and k in field.keys}
         if not state:
             return
+        # As a front end's update (deserialized, and not sent back as an update), but with no
+        # echo: set_state echoes what it applies, and the browser takes an echo of a message
+        # it does not know as another front end's change. Arriving late (a busy kernel), the
+        # echo of "Bonjour" would overwrite "Bonjour !" typed since. The switch is ipywidgets'
+        # own (JUPYTER_WIDGETS_ECHO), read inside set_state; this runs on the kernel's one
+        # thread for widgets, with nothing awaited in between.
+        echo = widget_module.JUPYTER_WIDGETS_ECHO
+        widget_module.JUPYTER_WIDGETS_ECHO = False
         try:
-            field.set_state(state)  # as a front end's update: deserialized, not echoed back
+            field.set_state(state)
         except Exception as e:  # a value the field cannot hold: as ipywidgets would, keep the old one
             log.debug("relay: %s refused %r: %s", type(field).__name__, state, e)
+        finally:
+            widget_module.JUPYTER_WIDGETS_ECHO = echo
 
     def __repr__(self) -> str:
         return f"<Relay of {len(self.fields)} field(s)>"

@@ -16,13 +16,16 @@ function wire(value) {
 async function render({ model, el, host }) {
   el.style.display = "none";
   const stops = [];
-  for (const ref of model.get("fields")) {
-    const field = await host.getModel(ref);
+  // Every field at once; and once a field is wired, its value as it is now: an edit made
+  // before the relay was ready (a busy page) reaches the kernel too.
+  const fields = await Promise.all(model.get("fields").map(async (ref) => [ref, await host.getModel(ref)]));
+  for (const [ref, field] of fields) {
     for (const key of KEYS) {
       if (field.get(key) === undefined) continue;
       const send = () => model.send({ event: "edit", field: ref, state: { [key]: wire(field.get(key)) } });
       field.on(`change:${key}`, send);
       stops.push(() => field.off(`change:${key}`, send));
+      send();
     }
   }
   return () => stops.forEach((stop) => stop());
