@@ -111,17 +111,9 @@ class Kernel:
         """iopub outputs of a cell, recording widgets as they open; until it is idle."""
         out: list[dict[str, Any]] = []
         deadline = time.monotonic() + timeout
-        while True:
-            msg = self._next(deadline)
-            self._record(msg)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            kind = msg["msg_type"]
-            if kind == "status" and msg["content"]["execution_state"] == "idle":
-                self._reply(msg_id, deadline)
-                return out
-            if kind in ("stream", "display_data", "execute_result", "error"):
-                add_output(out, {"type": kind, **msg["content"]})
+        while not self._take(msg_id, out, deadline):
+            pass
+        return out
 
     def outputs_while_running(self, msg_id: str, condition: Any, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
         """A running cell's outputs so far, once ``condition(text_of(them))`` holds (what
@@ -129,17 +121,24 @@ class Kernel:
         out: list[dict[str, Any]] = []
         deadline = time.monotonic() + timeout
         while not condition(text_of(out)):
-            msg = self._next(deadline)
-            self._record(msg)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            kind = msg["msg_type"]
-            if kind == "status" and msg["content"]["execution_state"] == "idle":
-                self._reply(msg_id, deadline)
+            if self._take(msg_id, out, deadline):
                 raise AssertionError(f"the cell ended first: {text_of(out)}")
-            if kind in ("stream", "display_data", "execute_result", "error"):
-                add_output(out, {"type": kind, **msg["content"]})
         return out
+
+    def _take(self, msg_id: str, out: list[dict[str, Any]], deadline: float) -> bool:
+        """The next iopub message: widgets recorded, cell ``msg_id``'s output added to
+        ``out``; whether the cell is now idle (its shell reply taken too)."""
+        msg = self._next(deadline)
+        self._record(msg)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            return False
+        kind = msg["msg_type"]
+        if kind == "status" and msg["content"]["execution_state"] == "idle":
+            self._reply(msg_id, deadline)
+            return True
+        if kind in ("stream", "display_data", "execute_result", "error"):
+            add_output(out, {"type": kind, **msg["content"]})
+        return False
 
     def run(self, code: str, allow_stdin: bool = True) -> list[dict[str, Any]]:
         return self.outputs(self.start(code, allow_stdin))
