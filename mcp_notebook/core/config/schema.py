@@ -7,7 +7,7 @@
 
 A file is checked in two steps: the document (the servers object, their names, the keys
 every server takes), then each server against ``SERVERS[kind]``, the keys of its kind
-(stdio, http, sse or auto), which config.py reads from ``type`` (or ``url`` / ``command``).
+(stdio, http, sse or auto), which servers.py reads from ``type`` (or ``url`` / ``command``).
 
 Two annotations of ours ride along (JSON Schema ignores keywords it does not know):
 
@@ -77,7 +77,7 @@ _COMMON = {
 }
 _STRING = {"type": "string", "message": "{at}: must be a string, not {type}"}
 _OPTIONAL_STRING = {**_STRING, "type": ["string", "null"]}
-# Numbers and booleans are written as JSON (config.py): "PORT": 8080 is "8080".
+# Numbers and booleans are written as JSON (servers.py): "PORT": 8080 is "8080".
 _STRING_MAP = {
     "type": "object",
     "additionalProperties": {"type": ["string", "number", "boolean"], "message": "{at}: must be a string"},

@@ -1,7 +1,7 @@
 """A plain Python script that replays a history's successful calls (``%mcp history --export``).
 
 The script uses the Python API only (``from mcp_notebook import Client``) and runs outside
-any notebook. Servers are added from their configs; every value config.py/redact.py would
+any notebook. Servers are added from their configs; every value config/servers.py and safety/redact.py would
 hide (secret-looking env values, headers, arguments and URL parts, OAuth client secrets) is
 read from an environment variable the script names, never written into it.
 """

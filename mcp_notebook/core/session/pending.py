@@ -83,7 +83,7 @@ class Pending:
         self.on_progress: ProgressCallback | None = None
         self.settled = False  # cheaper to poll than future.done(), which takes a lock
         self.watched = False  # a blocking call whose reader the loop abandons at the deadline
-        self.call: Any = None  # its entry in the history (history.py), if recorded
+        self.call: Any = None  # its entry in the history (history/calls.py), if recorded
         self.tag: str | None = None  # REQUEST_TAG where it was sent
 
     def is_settled(self) -> bool:

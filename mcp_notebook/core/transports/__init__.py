@@ -1,10 +1,10 @@
 """Transports: how JSON-RPC messages reach a server.
 
-base.py declares what a transport is; stdio.py (with pipes.py, its fast path) runs a local
-server; exchange.py speaks Streamable HTTP on the loop and http.py adds its fast path;
-legacy.py speaks the 2024-11-05 HTTP+SSE transport; the HTTP ones share httpbase.py;
-eventstream.py parses event streams; inbox.py hands what they read to the session, from
-the loop or a blocking caller's thread.
+base.py declares what a transport is (the seams: Transport, BlockingTransport); inbox.py
+hands what they read to the session, from the loop or a blocking caller's thread. stdio/
+runs a local server (pipes.py: its fast path). http/ speaks Streamable HTTP (exchange.py on
+the loop, streamable.py its fast path) and the 2024-11-05 HTTP+SSE transport (legacy.py),
+sharing shared.py; eventstream.py parses event streams.
 """
 
 from .base import DEFAULT_MAX_MESSAGE_SIZE, BlockingTransport, Limit, MessageSink, Transport

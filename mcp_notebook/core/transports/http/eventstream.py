@@ -1,5 +1,5 @@
 """The event-stream parser (the WHATWG ``text/event-stream`` format that server-sent events
-use), with a size limit. The transports that read such streams are http.py and legacy.py.
+use), with a size limit. The transports that read such streams are streamable.py (with exchange.py) and legacy.py.
 
 It reads bytes, not text lines, so that one event cannot grow past the limit in memory
 before it is refused, and it costs little per event. ``events`` reads an async byte

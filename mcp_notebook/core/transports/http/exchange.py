@@ -2,7 +2,7 @@
 
 Every message is POSTed; a request's reply comes as JSON or on an event stream opened for
 it; a GET stream carries what the server starts on its own. One POST is one exchange: this
-module makes it on the loop (``send``); http.py adds the same exchange made on a blocking
+module makes it on the loop (``send``); streamable.py adds the same exchange made on a blocking
 caller's own thread (the fast path).
 
 The modern era (2026-07-28) is sessionless: no session id, no GET stream, no resumption;

@@ -1,4 +1,4 @@
-"""What the two HTTP transports share (Streamable HTTP in http.py, the legacy HTTP+SSE
+"""What the two HTTP transports share (Streamable HTTP in exchange.py and streamable.py, the legacy HTTP+SSE
 transport in legacy.py): their options, the httpx client, the tasks that serve requests,
 reading an event stream, handing its messages over, and the errors an HTTP answer makes."""
 
