@@ -89,6 +89,9 @@ class Pending:
     def is_settled(self) -> bool:
         return self.settled
 
+    def settled_or_asked(self) -> bool:
+        return self.settled or self.rounds is not None
+
     def restart_clock(self) -> None:
         """The server reported progress: the timeout counts from now."""
         if self.timeout is not None:
@@ -255,7 +258,10 @@ class PendingRequests:
             step = remaining if waker is None else _shortest(remaining, waker.interval())
             if pending.rounds is not None:  # the clock restarts with each retry (on the loop): look again soon
                 step = _shortest(step, 0.1)
-            if not pending.settled and pump(pending.is_settled, step, wake_fd):
+            # A pump that reads the server's question stops there: the loop answers it and may
+            # settle the request, which wakes no pump (it went on to wait out the whole timeout).
+            done = pending.is_settled if pending.rounds is not None else pending.settled_or_asked
+            if not pending.settled and pump(done, step, wake_fd):
                 if waker is not None and not pending.settled:
                     waker.serve()  # woken: the server asked something, or time to poll
                 continue
