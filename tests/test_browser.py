@@ -242,7 +242,7 @@ def test_every_field_kind_and_a_typed_reply_in_jupyterlab(shots: Path, notebook:
     assert received(nb.output(3))["content"]["text"] == "Bonjour !"
 
 
-# ipykernel 6.31 (clicks by polling) and 7.3 (clicks on a subshell) in JupyterLab; Notebook 7.
+# ipykernel 6.31 (clicks by polling) in JupyterLab; Notebook 7.
 ELSEWHERE = [(k, "lab") for k in kernel_names() if k != "python3"] + [("python3", "notebooks")]
 
 

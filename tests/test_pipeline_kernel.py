@@ -4,8 +4,8 @@ On ipykernel 7 ``%mcp call`` is awaited (see mcp_notebook/notebook/transform.py)
 ``await server.acall_tool(...)`` in a cell; ``server.call_tool(...)`` blocks. Whichever a
 person uses, the cell shows the page a server needs visited (error -32042) with the
 one-line error, the server's log lines, and an interrupted call says which server it was.
-Run in every ipykernel 7 kernel available (the test venv's 7.4, and 7.3 from
-scripts/setup); tests/test_pipeline.py compares the two paths without a kernel.
+Run in every ipykernel 7 kernel available (the test venv's 7.4; 7.0-7.3 are
+not tested, see tests/support/kernels.py); tests/test_pipeline.py compares the two paths without a kernel.
 """
 
 from __future__ import annotations

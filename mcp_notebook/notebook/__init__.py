@@ -40,6 +40,9 @@ def load_ipython_extension(shell: Any) -> None:
     _install_handlers(magics)
     if getattr(shell, "kernel", None) is not None:
         modes.listen()  # a widget manager that connects from now on is heard
+        version = modes.ipykernel_version()
+        if version is not None and (7, 0) <= version < (7, 4):
+            print(modes.OLD_KERNEL_NOTE.format(version=".".join(map(str, version))))
 
 
 def _install_handlers(magics: MCPMagics) -> None:

@@ -58,6 +58,7 @@ from ..runtime.asking.terminal import stdin_is_terminal
 
 __all__ = [
     "BLOCKED_NOTE",
+    "OLD_KERNEL_NOTE",
     "CONTROL_TARGET",
     "OUTSIDE_CELLS",
     "UNASKED_IN_VOILA",
@@ -71,6 +72,10 @@ __all__ = [
 ]
 
 CONTROL_TARGET = "jupyter.widget.control"
+OLD_KERNEL_NOTE = (
+    "mcp-notebook: ipykernel {version} can stop answering for good when a message reaches it while it sends a "
+    "reply, and a card's click is then lost (ipykernel#1529, fixed in 7.4): pip install -U 'ipykernel>=7.4'"
+)
 BLOCKED_NOTE = (
     "mcp-notebook: this frontend shows widgets but has no input(), and on ipykernel >= 7.4 a blocking call gets no "
     "clicks, so the policy answers; in a cell, the %mcp magics or `await client[server].acall_tool(...)` show a card"
