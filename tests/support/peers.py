@@ -18,6 +18,14 @@ SERVERS = ROOT / "tests" / "servers"
 EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
 
+def uv() -> str:
+    """The uv that scripts/setup installs into the test venv (it installs the venvs tests build)."""
+    found = Path(sys.executable).parent / "uv"
+    if not found.exists():
+        pytest.fail("no uv beside this Python: run scripts/setup (it installs uv into .venv)")
+    return str(found)
+
+
 def node() -> str:
     found = os.environ.get("MCP_NOTEBOOK_NODE") or shutil.which("node")
     if not found:
