@@ -7,6 +7,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from .protocol import apps
 from .safety.text import printable
 from .tables.frames import contents_frame
 from .tables.readers import result_frame, result_tables
@@ -74,6 +75,23 @@ class Tool:
     @property
     def required_arguments(self) -> list[str]:
         return list(self.input_schema.get("required") or [])
+
+    # MCP Apps (core/protocol/apps.py): a view the server ships with the tool, and who calls it.
+    @property
+    def app(self) -> str | None:
+        """The ``ui://`` resource of the tool's interactive view, if it has one."""
+        link = apps.link_of(self.raw)
+        return link.uri if link else None
+
+    @property
+    def visibility(self) -> tuple[str, ...]:
+        """Who may call the tool: ``"model"`` (the person and their code), ``"app"`` (its view)."""
+        return apps.visibility_of(self.raw)
+
+    @property
+    def app_only(self) -> bool:
+        """Only its server's app calls it: not a function, not in tool schemas or maps."""
+        return "model" not in self.visibility
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,8 @@ TOOL_COLUMNS = [
     "destructive",
     "idempotent",
     "open_world",
+    "app",
+    "visibility",
     "qualified_name",
 ]
 RESOURCE_COLUMNS = ["server", "uri", "name", "title", "mime_type", "size", "description"]
@@ -100,6 +102,9 @@ def tools_frame(tools: Iterable[Tool]) -> pd.DataFrame:
             "description": t.description,
             "arguments": tool_arguments(t),
             **{column: t.annotations.get(hint) for column, hint in _HINTS.items()},
+            # MCP Apps: the view's ui:// resource, and who calls the tool ("app" only: its view)
+            "app": t.app,
+            "visibility": ", ".join(t.visibility) if t.app else None,
             "qualified_name": t.qualified_name,
         }
         for t in tools

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from ..core.arguments.validation import arguments_check, check_prompt_arguments, check_structured_output
 from ..core.backoff import Backoff
 from ..core.config.servers import ServerConfig
+from ..core.protocol import apps
 from ..core.protocol.constants import HEADER_MISMATCH
 from ..core.protocol.tasks import augment, created_task, offers_tasks
 from ..core.safety.text import printable
@@ -145,8 +146,8 @@ class Server(ServerFacts):
         """The tools as function-calling schemas for a model SDK: ``"openai"`` (``{"type":
         "function", "function": {...}}``) or ``"anthropic"`` (``{"name", "description",
         "input_schema"}``), named ``mcp__<server>__<tool>`` (``split_qualified_name`` reads
-        a model's choice back)."""
-        return [tool_schema(tool, format) for tool in self.list_tools()]
+        a model's choice back). Not the tools only the server's app calls (MCP Apps)."""
+        return [tool_schema(tool, format) for tool in self.list_tools() if not tool.app_only]
 
     def get_tool(self, name: str) -> Tool:
         """One tool, from the cached listing when there is one; UnknownTool if none."""
@@ -319,6 +320,8 @@ class Server(ServerFacts):
         check_options(concurrency, retries, on_error, explode)
         runtime = self.runtime
         listing = await steps.run(self._find_tool(tool, required=True), self.name)
+        if listing is not None and not apps.for_model(listing):
+            raise ValueError(f"{self.name}.{tool} is called only by its server's app (MCP Apps visibility): not mapped")
         check_explode(tool, listing, explode)
         source = RowSource(tool, rows, parameters(listing), columns, every_row(tool, constants, arguments))
         head = source.head(3)

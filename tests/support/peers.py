@@ -34,6 +34,10 @@ def node() -> str:
 
 
 TASKS_SERVER = [sys.executable, str(SERVERS / "sdk_tasks.py")]  # the 2026-07-28 tasks extension
+APPS_SERVER = [sys.executable, str(SERVERS / "sdk_apps.py")]  # MCP Apps on the official SDK
+# The MCP Apps example servers (npm, over stdio with --stdio).
+APP_VANILLA = ROOT / "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"
+APP_SEGMENTS = ROOT / "node_modules/@modelcontextprotocol/server-customer-segmentation/dist/index.js"
 
 
 def faulty_cmd(mode: str) -> tuple[str, list[str]]:

@@ -36,6 +36,9 @@ class Handlers:
     elicitation: Handler | None = None
     sampling: Handler | None = None
     roots: Handler | None = None
+    # Extensions declared in both eras because the frontend can follow them (MCP Apps where
+    # widgets show: the notebook sets it), unlike those the runtime follows (modern only).
+    extensions: JSON | None = None
 
     def capabilities(self) -> JSON:
         caps: JSON = {}
@@ -43,6 +46,8 @@ class Handlers:
             if handler is not None:
                 default = {"listChanged": True} if key == "roots" else {}
                 caps[key] = dict(getattr(handler, "capability", default))
+        if self.extensions:
+            caps["extensions"] = {name: dict(settings) for name, settings in self.extensions.items()}
         return caps
 
     def for_method(self, method: str) -> Handler | None:

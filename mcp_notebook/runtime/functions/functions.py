@@ -113,7 +113,7 @@ class Tools:
         key, functions = self._built
         if raws is not None and raws is key:
             return functions
-        tools = host.list_tools()
+        tools = [tool for tool in host.list_tools() if not tool.app_only]  # those are its app's (MCP Apps)
         raws = host.connection.cached("tools")
         names = python_names((tool.name for tool in tools), prefix="tool_", reserved=RESERVED)
         functions = {names[tool.name]: make_function(host, tool, names[tool.name]) for tool in tools}

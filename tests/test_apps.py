@@ -1,0 +1,77 @@
+"""MCP Apps against real app servers (the npm examples over stdio, an SDK app server in both
+eras): which tools have a view and who calls them, the view's document read and checked, the
+extension declared only when asked for, and tools only a view calls kept out of functions,
+schemas and maps. The sans-IO rules: tests/test_apps_protocol.py."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.peers import APP_SEGMENTS, APP_VANILLA, APPS_SERVER, node
+
+from mcp_notebook import Client, Handlers
+from mcp_notebook.core.protocol import apps
+
+DECLARED = {apps.EXTENSION: {"mimeTypes": [apps.MIME_TYPE]}}
+
+
+@pytest.fixture
+def client() -> Iterator[Client]:
+    client = Client()
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "uri"),
+    [(APP_VANILLA, "get-time", "ui://get-time/mcp-app.html"),
+     (APP_SEGMENTS, "get-customer-data", "ui://customer-segmentation/mcp-app.html")],
+)  # fmt: skip
+def test_an_example_app_server_lists_its_view_and_serves_its_document(
+    client: Client, server: Any, tool: str, uri: str
+) -> None:
+    handle = client.add("app", node(), [str(server), "--stdio"])
+    (listed,) = [t for t in handle.list_tools() if t.name == tool]
+    assert listed.app == uri and listed.visibility == ("model", "app") and not listed.app_only
+    read = handle.request("resources/read", {"uri": uri})
+    document = apps.document_of(read)
+    assert document.html.lstrip().lower().startswith("<!doctype html>")
+    assert document.ui == {}  # nothing declared: the default policy, no permissions
+    assert "connect-src 'none'" in apps.content_security_policy(document.ui)
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+def test_the_extension_is_declared_only_when_the_handlers_ask(protocol: str) -> None:
+    for extensions, expected in ((None, False), (DECLARED, True)):
+        client = Client(handlers=Handlers(extensions=extensions))
+        try:
+            handle = client.add("apps", APPS_SERVER[0], APPS_SERVER[1:], protocol=protocol)
+            assert json.loads(handle.call_tool("supports_apps").text) is expected
+        finally:
+            client.close()
+
+
+def test_a_tool_only_its_view_calls_is_listed_as_such_and_kept_out_of_python(client: Client) -> None:
+    handle = client.add("apps", APPS_SERVER[0], APPS_SERVER[1:])
+    tools = {t.name: t for t in handle.list_tools()}
+    assert tools["pick_rows"].app_only and tools["pick_rows"].visibility == ("app",)
+    assert tools["pick"].app == "ui://pick/app.html" and not tools["pick"].app_only
+    assert "pick" in dir(handle.tools) and "pick_rows" not in dir(handle.tools)
+    names = [s["function"]["name"] for s in handle.tool_schemas()]
+    assert "mcp__apps__pick" in names and not any("pick_rows" in n for n in names)
+    with pytest.raises(ValueError, match=r"apps\.pick_rows is called only by its server's app"):
+        handle.map("pick_rows", [{"limit": 1}])
+
+
+def test_a_declared_policy_keeps_good_domains_and_drops_the_rest(client: Client) -> None:
+    handle = client.add("apps", APPS_SERVER[0], APPS_SERVER[1:])
+    document = apps.document_of(handle.request("resources/read", {"uri": "ui://pick/app.html"}))
+    policy = apps.content_security_policy(document.ui)
+    assert "connect-src 'self' https://api.example.com;" in policy and "script-src *" not in policy
+    assert apps.dropped_domains(document.ui) == ["https://x.example; script-src *"]
+    assert apps.allow_attribute(document.ui) == "camera" and document.prefers_border is True
