@@ -1,9 +1,28 @@
-"""Pipes shared between the event loop and threads that block on a reply.
+"""Pipes shared between the event loop and threads that block on a reply: the stdio fast path.
 
 A blocking call on another thread would otherwise cost two thread hops per request
 (caller → loop to write, loop → caller with the reply); on a VM each hop is a costly
 vCPU wake-up. So any thread may write (``PipeWriter``), and a thread waiting for its
-reply may read the pipe itself while nobody else does (``PipeReader.pump``).
+reply may read the pipe itself while nobody else does (``PipeReader.pump``). What holds
+it together:
+
+- Who reads: whoever holds ``_read_lock``, the loop by default or one pumping thread. The
+  loop, finding the lock taken, stops watching the fd and looks back every ``_PARK_CHECK``
+  (``_unpark_when_idle``), so a run of blocking calls costs it no wake-up per reply.
+- Order of writes: under one lock, a thread writes straight to the fd only while nothing
+  waits in the backlog, else its bytes join it; the loop gathers its own writes a few at a
+  time (``_GATHERED``) and flushes the backlog, in order, when the fd can take it.
+- Order of reads: what the server sends besides a response (its requests, notifications)
+  goes to the loop, in order, through the inbox; a response read on a thread is handled
+  there only if the loop has nothing of that connection left to handle, else it is handed
+  to the loop too and the pumping thread stops and waits for it there (``_handed_off``).
+- Wake-ups: a pumping thread wakes for its pipe, its deadline, or the caller's own wake-up
+  fd (a card to show). Nothing else wakes it, so whatever settles its request elsewhere must
+  end the pump first: a response it reads and hands off stops it, and so does a question the
+  server asks instead of answering (an input-required round, which the loop answers; the
+  pump once went on reading until the whole timeout: session/pending.py ``wait_here``).
+- Lines: split on newlines, as bytes; one over the size limit is skipped as it streams (its
+  head and tail kept to find its id, so its request fails at once, not at its timeout).
 """
 
 from __future__ import annotations
