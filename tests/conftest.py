@@ -26,7 +26,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 FIRST = [
     "test_binder.py", "test_conformance.py", "test_browser.py", "test_voila.py", "test_wheel.py",
     "test_tasks.py", "test_tasks_kernel.py", "test_remote.py", "test_modern_http.py", "test_history.py",
-    "test_notebooks.py", "test_terminal.py",
+    "test_notebooks.py", "test_terminal.py", "test_apps_browser.py", "test_apps.py",
 ]  # fmt: skip
 
 

@@ -75,3 +75,23 @@ def test_a_declared_policy_keeps_good_domains_and_drops_the_rest(client: Client)
     assert "connect-src 'self' https://api.example.com;" in policy and "script-src *" not in policy
     assert apps.dropped_domains(document.ui) == ["https://x.example; script-src *"]
     assert apps.allow_attribute(document.ui) == "camera" and document.prefers_border is True
+
+
+def test_a_headless_run_says_the_view_in_a_line_and_declares_nothing(tmp_path: Any) -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "%load_ext mcp_notebook",
+        f"%mcp add apps -- {' '.join(APPS_SERVER)}",
+        "r = %mcp call apps.pick\nprint(r.text, r.app)",
+        "d = %mcp call apps.supports_apps\nprint('declared', d.text)",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [o for cell in nb.cells for o in cell.outputs]
+    text = "".join(o.get("text", "") for o in outputs)
+    assert "picked Adelie None" in text  # the result as always; no view
+    assert "apps.pick has an interactive view (ui://pick/app.html), not shown here" in text
+    assert "declared false" in text
+    assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from .protocol import apps
 from .safety.text import printable
@@ -197,6 +197,8 @@ class CallResult(_ShowsItself):
     is_error: bool
     output_error: str | None  # why structuredContent breaks the outputSchema, if it does
     raw: JSON = field(repr=False)
+    # The view shown with it (MCP Apps: a tool with a ui:// resource, where views show).
+    app: ClassVar[Any] = None
 
     def __repr__(self) -> str:
         n = len(self.content)

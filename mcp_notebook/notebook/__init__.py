@@ -6,6 +6,7 @@ from typing import Any
 
 from IPython import get_ipython
 
+from ..core.protocol import apps
 from ..core.session.session import current_server
 from ..runtime.asking.interaction import ConsoleInteraction
 from . import completion, modes, transform
@@ -45,6 +46,9 @@ def load_ipython_extension(shell: Any) -> None:
             print(modes.OLD_KERNEL_NOTE.format(version=".".join(map(str, version))))
 
 
+_APPS = {apps.EXTENSION: {"mimeTypes": [apps.MIME_TYPE]}}
+
+
 def _install_handlers(magics: MCPMagics) -> None:
     """Elicitation and sampling go to the waiting cell. Servers connected from now on
     declare these capabilities. No roots are offered until the person names some (a server
@@ -62,6 +66,8 @@ def _install_handlers(magics: MCPMagics) -> None:
     elicit.capability = {"form": {}, "url": {}}  # type: ignore[attr-defined]
     client.handlers.elicitation = elicit
     client.handlers.sampling = sample
+    # MCP Apps: declared to a server when its connection opens where views can show.
+    client.handlers.extensions = lambda: _APPS if interaction.shows_apps(awaiting=True) else None
     client.tagged_listeners.append(interaction.notification)
 
 
@@ -78,7 +84,7 @@ def unload_ipython_extension(shell: Any) -> None:
     for magics in [c for c in shell.configurables if isinstance(c, MCPMagics)]:
         client = magics.client
         client.interaction = ConsoleInteraction()
-        client.handlers.elicitation = client.handlers.sampling = None
+        client.handlers.elicitation = client.handlers.sampling = client.handlers.extensions = None
         client.tagged_listeners.clear()
     shell.configurables[:] = [c for c in shell.configurables if not isinstance(c, MCPMagics)]
     dispatch = shell.strdispatchers.get("complete_command")

@@ -25,7 +25,7 @@ from ..core.safety.links import link_problem
 from ..core.safety.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled
 from ..runtime.asking import login
-from ..runtime.asking.interaction import ApprovalAnswer, ApprovalRequest, Interaction, Start
+from ..runtime.asking.interaction import AppCall, ApprovalAnswer, ApprovalRequest, Interaction, Start
 from ..runtime.asking.progress import MapProgress
 from ..runtime.asking.textprogress import MapText, is_terminal
 from ..runtime.loop import on_loop_thread
@@ -273,6 +273,23 @@ class NotebookInteraction(Interaction):
             if card.elicitation_id:
                 self.url_cards[card.elicitation_id] = card
             show(card.widget, keep=True)  # it stays: the call failed, the page is still to visit
+
+    # -- MCP Apps: a tool's view with its call -------------------------------------------
+
+    def shows_apps(self, awaiting: bool) -> bool:
+        """Views show where widgets do: not on a terminal, not in a headless run."""
+        mode = choose_mode(self.mode_setting, in_async=awaiting)
+        return mode is not Mode.STDIN and not mode.headless
+
+    def show_app(self, view: AppCall) -> Any:
+        from .appview import AppHandle
+
+        handle = AppHandle(view)
+        show(handle.widget, keep=True)
+        return handle
+
+    def app_not_shown(self, server: str, tool: str, uri: str, why: str) -> None:
+        say(printable(f"{server}.{tool} has an interactive view ({uri}), not shown here: {why}"), stderr=True)
 
     async def ask_from_server(self, question: Question) -> Any:
         """A server's request (elicitation, sampling) on the background loop: hand it to

@@ -22,7 +22,8 @@ from ..core.protocol.tasks import augment, created_task, offers_tasks
 from ..core.safety.text import printable
 from ..core.session.session import ProgressCallback
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
-from ..errors import ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
+from ..errors import MCPError, ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
+from .asking.interaction import VIEW_CALL, AppCall
 from .asking.progress import MapProgress
 from .bulk.rows import RowSource, every_row, parameters
 from .bulk.run import GRACE_S, MapRun, OnError, check_explode, check_options, displayed, map_frame, result_fields
@@ -211,7 +212,30 @@ class Server(ServerFacts):
         when ``task=True``; a 2026-07-28 server decides for itself."""
         arguments = dict(tool_arguments(name, arguments))  # as sent (the history keeps it): not the caller's dict
         plan = await self._plan(steps, name, validate, task, on_progress)
-        return await self._call_planned(steps, plan, arguments, timeout, True, CallResult.from_raw)
+        result = await self._call_planned(steps, plan, arguments, timeout, True, CallResult.from_raw)
+        link = None if plan.listing is None else apps.link_of(plan.listing)
+        if link is not None and plan.listing is not None and not VIEW_CALL.get():
+            await self._with_view(steps, plan.listing, link.uri, arguments, result)
+        return result
+
+    async def _with_view(self, steps: Steps, tool: JSON, uri: str, arguments: JSON, result: CallResult) -> None:
+        """A tool with a view (MCP Apps): where views show, its document is read and shown
+        with the result (``result.app``); elsewhere a line says it has one."""
+        interaction = self.runtime.interaction
+        name = str(tool.get("name"))
+        if not interaction.shows_apps(steps.awaiting):
+            interaction.app_not_shown(self.name, name, uri, "views show in JupyterLab, Notebook 7, VS Code or Voilà")
+            return
+        try:
+            read = await steps.send(self.connection, "resources/read", {"uri": uri}, DEFAULT)
+            listed = next((r for r in self.connection.cached("resources") or [] if r.get("uri") == uri), None)
+            document = apps.document_of(read, listed)
+        except (MCPError, ValueError) as e:
+            interaction.app_not_shown(self.name, name, uri, f"its document could not be shown: {printable(str(e))}")
+            return
+        policy = apps.content_security_policy(document.ui)
+        view = AppCall(self, tool, arguments, result, document, policy)
+        result.__dict__["app"] = interaction.show_app(view)
 
     async def _plan(
         self,

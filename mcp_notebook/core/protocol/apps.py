@@ -187,6 +187,15 @@ def _domains(ui: JSON, key: str) -> list[str]:
     return [v for v in values if isinstance(v, str) and _ORIGIN.match(v)]
 
 
+def with_policy(html: str, policy: str) -> str:
+    """The document with ``policy`` as its first element: a ``<meta>`` Content-Security-Policy
+    after a doctype of our own, before anything of the server's (a ``<head>`` looked for in
+    its text could sit in a comment, leaving the policy unread). The server's own doctype,
+    now late, is ignored; its ``<html>`` and ``<head>`` join the ones the parser opened."""
+    quoted = policy.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    return f'<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="{quoted}">{html}'
+
+
 def allow_attribute(ui: JSON) -> str:
     """The frame's ``allow`` attribute: only the permissions the resource declares."""
     permissions = ui.get("permissions")
@@ -210,4 +219,5 @@ __all__ = [
     "for_model",
     "link_of",
     "visibility_of",
+    "with_policy",
 ]

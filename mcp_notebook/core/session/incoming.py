@@ -37,8 +37,9 @@ class Handlers:
     sampling: Handler | None = None
     roots: Handler | None = None
     # Extensions declared in both eras because the frontend can follow them (MCP Apps where
-    # widgets show: the notebook sets it), unlike those the runtime follows (modern only).
-    extensions: JSON | None = None
+    # widgets show: the notebook sets it), unlike those the runtime follows (modern only);
+    # a function is asked at each connect (a frontend's abilities are known only then).
+    extensions: JSON | Callable[[], JSON | None] | None = None
 
     def capabilities(self) -> JSON:
         caps: JSON = {}
@@ -46,8 +47,9 @@ class Handlers:
             if handler is not None:
                 default = {"listChanged": True} if key == "roots" else {}
                 caps[key] = dict(getattr(handler, "capability", default))
-        if self.extensions:
-            caps["extensions"] = {name: dict(settings) for name, settings in self.extensions.items()}
+        extensions = self.extensions() if callable(self.extensions) else self.extensions
+        if extensions:
+            caps["extensions"] = {name: dict(settings) for name, settings in extensions.items()}
         return caps
 
     def for_method(self, method: str) -> Handler | None:

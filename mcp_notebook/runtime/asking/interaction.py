@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import json
 import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from ...core.auth.oauth import LoginRequest
+from ...core.protocol.apps import Document
 from ...core.safety.text import printable
 from ...core.session.session import Waker
 from ...errors import LoginRequired, ToolDenied
@@ -28,6 +30,7 @@ from .textprogress import MapText
 if TYPE_CHECKING:
     from .progress import MapProgress
 
+JSON = dict[str, Any]
 T = TypeVar("T")
 ApprovalAnswer = Literal["approve", "always", "deny"]
 # Starts work on the background loop: its future, and a thread-safe cancel.
@@ -63,6 +66,23 @@ class ApprovalRequest:
     def shown_arguments(self) -> Any:
         """What to show a person: the call's arguments, or a map's first rows' arguments."""
         return list(self.examples) if self.bulk else self.arguments
+
+
+# Set in a task that runs a call a tool's view made (MCP Apps): its result shows no view.
+VIEW_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("view_call", default=False)
+
+
+class AppCall(NamedTuple):
+    """A call of a tool with a view (MCP Apps), for the interaction to show: the server's
+    handle (the view's own calls go through it), the tool's listing entry, the arguments,
+    the result, and the view's document with the policy its frame gets."""
+
+    server: Any  # runtime.handle.ServerHandle
+    tool: JSON
+    arguments: JSON
+    result: Any  # core.types.CallResult
+    document: Document
+    policy: str
 
 
 class Interaction:
@@ -132,6 +152,17 @@ class Interaction:
     def show_urls(self, server: str, elicitations: list[dict[str, Any]], *, awaiting: bool = False) -> None:
         """Pages a server needs visited before a call can work (error -32042); ``awaiting``:
         the call was awaited (a kernel may deliver clicks to an awaiting cell only)."""
+
+    def shows_apps(self, awaiting: bool) -> bool:
+        """Whether a tool's view (MCP Apps) can show where the call is made."""
+        return False
+
+    def show_app(self, view: AppCall) -> Any:
+        """Show a tool's view with its call's result; what comes back is the result's ``app``."""
+        return None
+
+    def app_not_shown(self, server: str, tool: str, uri: str, why: str) -> None:
+        """A call of a tool with a view, where the view does not show: say so, in a line."""
 
     def can_login(self) -> bool:
         """Whether ``alogin`` can reach a person now (by default: whether it is defined)."""

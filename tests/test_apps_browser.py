@@ -1,0 +1,120 @@
+"""MCP Apps in a real (headless) Chromium in JupyterLab: a tool's view renders in the cell
+that called it, and what a person does in it reaches the server through the notebook; a
+hostile view stays in its frame. What the view shows is read from inside its frame.
+One Jupyter server and one browser for the module."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.frontends import WAIT_MS, NotebookPage, jupyter_server, launch, write_notebook
+from support.peers import APP_VANILLA, APPS_SERVER
+
+pytestmark = pytest.mark.browser
+
+FRAME = "iframe.mcp-notebook-app"
+COUNT_CALLS = (
+    "import mcp_notebook\n"
+    "print('CALLS', sum(1 for c in mcp_notebook.get_client().calls('{server}') "
+    "if c.method == 'tools/call' and c.params.get('name') == '{tool}'))"
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    folder = tmp_path_factory.mktemp("notebooks")
+    for url in jupyter_server(folder):
+        yield url, folder
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = launch(p)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    url, folder = server
+    opened: list[NotebookPage] = []
+    failed = request.session.testsfailed
+
+    def open_(cells: list[str]) -> NotebookPage:
+        name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
+        write_notebook(folder / name, cells)
+        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        opened.append(NotebookPage(page, f"{url}/lab/tree/{name}?reset", name))
+        return opened[-1]
+
+    yield open_
+    for nb in opened:
+        if request.session.testsfailed > failed:
+            print(f"screenshot of the failure: {nb.screenshot_on_failure(request.node.name)}")
+            print(f"shown:\n{nb.shown()}")
+        nb.page.close()
+
+
+def calls_seen(nb: NotebookPage, cell: int) -> int:
+    nb.run(cell)
+    nb.finished(cell)
+    match = re.search(r"CALLS (\d+)", nb.output(cell))
+    assert match, nb.output(cell)
+    return int(match.group(1))
+
+
+def test_a_view_renders_in_its_cell_and_its_button_calls_the_tool_again(notebook: Any) -> None:
+    nb = notebook(
+        [
+            "%load_ext mcp_notebook",
+            f"%mcp add app -- node {APP_VANILLA} --stdio",
+            "r = %mcp call app.get-time\nr.structured",
+            COUNT_CALLS.format(server="app", tool="get-time"),
+        ]
+    )
+    nb.run_all(0, 1, 2)
+    frame = nb.cell(2).frame_locator(FRAME)
+    shown = frame.locator("#server-time")
+    # The tool's result reached the view: it shows the time the call returned.
+    shown.filter(has_text=re.compile(r"\d{4}-\d\d-\d\dT")).wait_for(timeout=WAIT_MS)
+    first = shown.inner_text()
+    assert calls_seen(nb, 3) == 1
+    frame.locator("#get-time-btn").click()  # the view's own tools/call, through the notebook
+    shown.filter(has_text=re.compile(r"\d{4}-\d\d-\d\dT")).filter(has_not_text=first).wait_for(timeout=WAIT_MS)
+    assert calls_seen(nb, 3) == 2
+
+
+def test_a_hostile_view_stays_in_its_frame(notebook: Any) -> None:
+    add = f"%mcp add apps -- {' '.join(APPS_SERVER)}"
+    declared = "d = %mcp call apps.supports_apps\nprint('declared', d.text)"
+    nb = notebook(["%load_ext mcp_notebook", add, declared, "r = %mcp call apps.probe"])
+    nb.run_all(0, 1, 2, 3)
+    assert "declared true" in nb.output(2)  # where views show, the server is told
+    report = nb.cell(3).frame_locator(FRAME).locator("#report")
+    report.filter(has_text="pick_rows=").wait_for(timeout=WAIT_MS)
+    report.filter(has_text="csp=connect-src").wait_for(timeout=WAIT_MS)
+    said = dict(line.split("=", 1) for line in report.inner_text().splitlines())
+    assert said["parent"] == "blocked" and said["top"] == "blocked"  # not the notebook page
+    assert said["storage"] == "blocked"  # an opaque origin: no storage of the notebook's
+    assert said["cookie"] in ("blocked", "empty")
+    assert said["fetch"] == "failed" and said["csp"] == "connect-src"  # an undeclared domain
+    assert said["model_only"] == "refused"  # not a tool its views may call
+    assert said["js_link"] == "refused"
+    assert json.loads(said["pick_rows"]) == {"result": [0, 1]}  # a tool for its views: called
+    # The flood's line comes once the view's limiter has counted a second of it.
+    nb.cell(3).locator(".jp-Cell-outputArea", has_text="dropped").wait_for(timeout=WAIT_MS)
+    notes = nb.output(3)
+    assert "<b>bold</b><img src=x onerror=alert(1)>" in notes  # its message, as text
+    assert "not a link" in notes and "javascript:alert(1)" in notes
+    assert re.search(r"sent too many messages: \d+ dropped", notes), notes
+    assert notes.count("flood") == 20 and "go to the logger only" in notes
+    assert nb.cell(3).locator(FRAME).evaluate("f => f.style.height") == "4000px"  # 10^7 px asked
+    assert nb.cell(3).locator(".jp-OutputArea-output img").count() == 0  # no HTML of its own in the page
