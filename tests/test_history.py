@@ -24,6 +24,7 @@ from support.shells import extension_loaded, line
 from mcp_notebook import Client, Handlers, Server, get_client
 from mcp_notebook.core.history.calls import Call
 from mcp_notebook.core.history.replay import env_name
+from mcp_notebook.core.session import handshake
 from mcp_notebook.errors import RequestTimeout
 
 SERVERS = Path(__file__).resolve().parent / "servers"
@@ -409,9 +410,14 @@ SQLITE = ROOT / ".kernels" / "legacy-servers" / "bin" / "mcp-server-sqlite"
 
 
 @pytest.mark.parametrize("peer", ["sqlite", "everything"])
-def test_the_era_probe_a_legacy_server_refuses_is_no_error(peer: str, tmp_path: Path) -> None:
+def test_the_era_probe_a_legacy_server_refuses_is_no_error(
+    peer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The client sent the probe, not the user, and its refusal is how the era is told: the
     # history says what it meant, --errors leaves it out, the transcript keeps it whole.
+    # The refusal is what is tested, so the probe waits for it: on two busy cores the Python
+    # server took over the 3 s a probe waits to start (then silence tells the era instead).
+    monkeypatch.setattr(handshake, "PROBE_TIMEOUT", 30.0)
     if peer == "sqlite" and not SQLITE.exists():
         pytest.fail(f"{SQLITE} is missing: run scripts/setup (it installs mcp-server-sqlite)")
     command = f"{SQLITE} --db-path {tmp_path / 'x.db'}" if peer == "sqlite" else f"{node()} {EVERYTHING} stdio"
