@@ -95,3 +95,48 @@ def test_a_headless_run_says_the_view_in_a_line_and_declares_nothing(tmp_path: A
     assert "apps.pick has an interactive view (ui://pick/app.html), not shown here" in text
     assert "declared false" in text
     assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+
+
+def test_what_a_view_says_reaches_python_and_its_calls_keep_to_the_rules(client: Client) -> None:
+    """The view's messages as the browser relays them (static/appview.js sends these to the
+    kernel): kept on r.app and given to on_message; a tool call allowed only for a tool its
+    views may call. Here without a browser: what the frame sends is data either way."""
+    import asyncio
+
+    from mcp_notebook.notebook.appview import AppHandle
+    from mcp_notebook.runtime.asking.interaction import AppCall
+
+    handle = client.add("apps", APPS_SERVER[0], APPS_SERVER[1:])
+    (pick,) = [t for t in handle.list_tools() if t.name == "pick"]
+    result = handle.call_tool("pick")  # plain Python: no view shows, none declared
+    assert result.app is None
+    document = apps.document_of(handle.request("resources/read", {"uri": "ui://pick/app.html"}))
+    app = AppHandle(AppCall(handle, pick.raw, {}, result, document, apps.content_security_policy(document.ui)))
+    assert app.view.html.startswith('<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="default-src')
+    assert app.view.allow == "camera" and app.view.tool_result == result.raw
+    heard: list[Any] = []
+    app.on_message(heard.append)
+    said = {"role": "user", "content": [{"type": "text", "text": "<i>Gentoo</i> picked"}]}
+    app._received(None, {"id": "1", "method": "ui/message", "params": said}, [])
+    app._received(None, {"id": "2", "method": "ui/update-model-context", "params": {"structuredContent": {"n": 3}}}, [])
+    assert app.messages == [said] == heard and app.model_context == {"structuredContent": {"n": 3}}
+    replies: list[Any] = []
+
+    async def calls() -> None:
+        sent = asyncio.Event()
+
+        def send(reply: Any) -> None:  # what goes back to the frame
+            replies.append(reply)
+            sent.set()
+
+        app.view.send = send  # type: ignore[method-assign]
+        app._received(None, {"id": "3", "method": "tools/call", "params": {"name": "model_only"}}, [])
+        app._received(None, {"id": "4", "method": "tools/call", "params": {"name": "pick_rows", "arguments": {}}}, [])
+        while len(replies) < 2:  # the calls run as tasks of this loop
+            await sent.wait()
+            sent.clear()
+
+    asyncio.run(asyncio.wait_for(calls(), 30))
+    by_id = {r["id"]: r for r in replies}
+    assert "not a tool this server's views may call" in by_id["3"]["error"]["message"]
+    assert by_id["4"]["result"]["structuredContent"] == {"result": [0, 1, 2]}
