@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.frontends import WAIT_MS, NotebookPage, jupyter_server, launch, write_notebook
-from support.peers import APP_VANILLA, APPS_SERVER
+from support.peers import APP_SEGMENTS, APP_VANILLA, APPS_SERVER
 
 pytestmark = pytest.mark.browser
 
@@ -48,11 +49,12 @@ def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequ
     opened: list[NotebookPage] = []
     failed = request.session.testsfailed
 
-    def open_(cells: list[str]) -> NotebookPage:
+    def open_(cells: list[str], app: str = "lab") -> NotebookPage:
         name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
         write_notebook(folder / name, cells)
         page = browser.new_page(viewport={"width": 1200, "height": 1000})
-        opened.append(NotebookPage(page, f"{url}/lab/tree/{name}?reset", name))
+        path = f"lab/tree/{name}?reset" if app == "lab" else f"notebooks/{name}"
+        opened.append(NotebookPage(page, f"{url}/{path}", name))
         return opened[-1]
 
     yield open_
@@ -71,14 +73,16 @@ def calls_seen(nb: NotebookPage, cell: int) -> int:
     return int(match.group(1))
 
 
-def test_a_view_renders_in_its_cell_and_its_button_calls_the_tool_again(notebook: Any) -> None:
+@pytest.mark.parametrize("app", ["lab", "notebooks"])  # JupyterLab, Notebook 7
+def test_a_view_renders_in_its_cell_and_its_button_calls_the_tool_again(notebook: Any, app: str) -> None:
     nb = notebook(
         [
             "%load_ext mcp_notebook",
             f"%mcp add app -- node {APP_VANILLA} --stdio",
             "r = %mcp call app.get-time\nr.structured",
             COUNT_CALLS.format(server="app", tool="get-time"),
-        ]
+        ],
+        app,
     )
     nb.run_all(0, 1, 2)
     frame = nb.cell(2).frame_locator(FRAME)
@@ -118,3 +122,23 @@ def test_a_hostile_view_stays_in_its_frame(notebook: Any) -> None:
     assert notes.count("flood") == 20 and "go to the logger only" in notes
     assert nb.cell(3).locator(FRAME).evaluate("f => f.style.height") == "4000px"  # 10^7 px asked
     assert nb.cell(3).locator(".jp-OutputArea-output img").count() == 0  # no HTML of its own in the page
+
+
+def test_a_chart_view_renders_and_fetches_its_own_data_through_the_notebook(notebook: Any) -> None:
+    nb = notebook(
+        [
+            "%load_ext mcp_notebook",
+            f"%mcp add seg -- node {APP_SEGMENTS} --stdio",
+            "r = %mcp call seg.get-customer-data",
+            COUNT_CALLS.format(server="seg", tool="get-customer-data"),
+        ]
+    )
+    nb.run_all(0, 1, 2)
+    frame = nb.cell(2).frame_locator(FRAME)
+    frame.locator("#scatter-chart").wait_for(timeout=WAIT_MS)  # its chart (Chart.js, inline: no CDN)
+    frame.locator("#x-axis").select_option("nps")  # a person changes an axis: the chart redraws
+    # The view loads its customers itself: a second get-customer-data, through the notebook.
+    deadline = time.monotonic() + 60
+    while (count := calls_seen(nb, 3)) < 2 and time.monotonic() < deadline:
+        pass  # each look is a cell run, which waits for its own output
+    assert count == 2

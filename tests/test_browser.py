@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from support.frontends import NotebookPage, jupyter_server, launch, write_notebook
-from support.kernels import kernel_names, kernel_spec
+from support.kernels import browser_kernel_names, kernel_spec
 from support.peers import EVERYTHING, SERVERS
 from support.processes import free_port, wait_for_port
 
@@ -242,8 +242,8 @@ def test_every_field_kind_and_a_typed_reply_in_jupyterlab(shots: Path, notebook:
     assert received(nb.output(3))["content"]["text"] == "Bonjour !"
 
 
-# ipykernel 6.31 (clicks by polling) in JupyterLab; Notebook 7.
-ELSEWHERE = [(k, "lab") for k in kernel_names() if k != "python3"] + [("python3", "notebooks")]
+# ipykernel 6.31 (clicks by polling) and 7.3 (clicks on a subshell) in JupyterLab; Notebook 7.
+ELSEWHERE = [(k, "lab") for k in browser_kernel_names()] + [("python3", "notebooks")]
 
 
 @pytest.mark.parametrize(("kernel", "app"), ELSEWHERE, ids=[f"{k}-{a}" for k, a in ELSEWHERE])

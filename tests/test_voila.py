@@ -23,14 +23,15 @@ from typing import Any
 
 import pytest
 from support.frontends import WAIT_MS, launch, voila_command, write_notebook
-from support.kernels import ipykernel_version, kernel_names, kernel_spec
+from support.kernels import browser_kernel_names, ipykernel_version, kernel_spec
 from support.peers import EVERYTHING
 from support.processes import free_port, stop, wait_for_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.voila]
 # Not ipykernel 7.0-7.3 for the dashboard: a blocked cell gets only clicks sent on a
 # subshell there, and Voilà sends none.
-DASHBOARD_KERNELS = [name for name in kernel_names() if not (7, 0) <= ipykernel_version(name) < (7, 4)]
+IN_THE_PAGE = ["python3", *browser_kernel_names()]  # a browser test: 7.3 too (tests/support/kernels.py)
+DASHBOARD_KERNELS = [name for name in IN_THE_PAGE if not (7, 0) <= ipykernel_version(name) < (7, 4)]
 
 CELLS = [
     "%load_ext mcp_notebook",
@@ -118,7 +119,7 @@ def page_at(url: str, tag: str) -> Iterator[Any]:
             browser.close()
 
 
-@pytest.mark.parametrize("kernel", kernel_names())
+@pytest.mark.parametrize("kernel", IN_THE_PAGE)
 def test_calls_that_need_a_person_ask_in_the_page(kernel: str, tmp_path: Path) -> None:
     """By default (no setting): %mcp form works in Voilà and its Run asks for approval in the
     page; a cell's own call that needed a person while Voilà ran the notebook (nothing sent)
