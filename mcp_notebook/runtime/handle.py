@@ -224,7 +224,7 @@ class Server(ServerFacts):
         interaction = self.runtime.interaction
         name = str(tool.get("name"))
         if not interaction.shows_apps(steps.awaiting):
-            interaction.app_not_shown(self.name, name, uri, "views show in JupyterLab, Notebook 7, VS Code or Voilà")
+            interaction.app_not_shown(self.name, name, uri, "views show where widgets do (JupyterLab, Notebook 7)")
             return
         try:
             read = await steps.send(self.connection, "resources/read", {"uri": uri}, DEFAULT)
