@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import tiers
+from support.frontends import launch
 from support.peers import EVERYTHING, ROOT, node
 
 from mcp_notebook import Client
@@ -103,3 +105,14 @@ def module_client() -> Iterator[Client]:
 def everything(module_client: Client, everything_cmd: tuple[str, list[str]]):  # type: ignore[no-untyped-def]
     command, args = everything_cmd
     return module_client.add("everything", command, args)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for a module's browser tests (tests/support/frontends.py launches it)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = launch(p)
+        yield chromium
+        chromium.close()

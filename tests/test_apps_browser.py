@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.frontends import WAIT_MS, NotebookPage, jupyter_server, launch, write_notebook
+from support.frontends import WAIT_MS, NotebookPage, jupyter_server, write_notebook
 from support.peers import APP_SEGMENTS, APP_VANILLA, APPS_SERVER
 
 pytestmark = pytest.mark.browser
@@ -31,16 +31,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     folder = tmp_path_factory.mktemp("notebooks")
     for url in jupyter_server(folder):
         yield url, folder
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = launch(p)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.frontends import NotebookPage, jupyter_server, launch, write_notebook
+from support.frontends import NotebookPage, jupyter_server, write_notebook
 from support.kernels import browser_kernel_names, kernel_spec
 from support.peers import EVERYTHING, SERVERS
 from support.processes import free_port, wait_for_port
@@ -60,16 +60,6 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
         folder.mkdir(exist_ok=True)
         return folder
     return tmp_path_factory.mktemp("shots")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = launch(p)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
