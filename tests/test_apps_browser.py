@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.frontends import WAIT_MS, NotebookPage, jupyter_server, write_notebook
+from support.frontends import APP_FRAME as FRAME
+from support.frontends import SELECTION, WAIT_MS, NotebookPage, jupyter_server, write_notebook
 from support.peers import APP_SEGMENTS, APP_VANILLA, APPS_SERVER
 
 pytestmark = pytest.mark.browser
 
-FRAME = "iframe.mcp-notebook-app"
 COUNT_CALLS = (
     "import mcp_notebook\n"
     "print('CALLS', sum(1 for c in mcp_notebook.get_client().calls('{server}') "
@@ -84,6 +85,51 @@ def test_a_view_renders_in_its_cell_and_its_button_calls_the_tool_again(notebook
     frame.locator("#get-time-btn").click()  # the view's own tools/call, through the notebook
     shown.filter(has_text=re.compile(r"\d{4}-\d\d-\d\dT")).filter(has_not_text=first).wait_for(timeout=WAIT_MS)
     assert calls_seen(nb, 3) == 2
+
+
+THEME = "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})"
+
+
+@pytest.mark.parametrize("app", ["lab", "notebooks"])
+def test_the_demos_scatter_view_replots_and_its_selection_reaches_python(notebook: Any, app: str) -> None:
+    nb = notebook(
+        [
+            "%load_ext mcp_notebook",
+            f"%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
+            "r = %mcp call demo.plot_penguins",
+            SELECTION,
+            COUNT_CALLS.format(server="demo", tool="penguin_points"),
+        ],
+        app,
+    )
+    nb.run_all(0, 1, 2, 3)
+    frame = nb.cell(2).frame_locator(FRAME)
+    status = frame.locator("#status")
+    status.filter(has_text="342 penguins").wait_for(timeout=WAIT_MS)  # the call's result, drawn
+    assert frame.locator("circle").count() == 342
+    assert calls_seen(nb, 4) == 0
+    frame.get_by_label("Chinstrap").uncheck()  # the view asks its server for other points
+    status.filter(has_text="274 penguins").wait_for(timeout=WAIT_MS)
+    assert frame.locator("circle.Chinstrap").count() == 0
+    assert calls_seen(nb, 4) == 1
+    # A person drags a box over the whole plot: every penguin shown is selected, and Python hears of it.
+    box = frame.locator("svg#plot").bounding_box()
+    assert box is not None
+    nb.page.mouse.move(box["x"] + 2, box["y"] + 2)
+    nb.page.mouse.down()
+    nb.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)
+    nb.page.mouse.move(box["x"] + box["width"] - 2, box["y"] + box["height"] - 2, steps=5)
+    nb.page.mouse.up()
+    printed = nb.cell(3).locator("[data-mime-type='application/vnd.jupyter.stdout']")
+    printed.filter(has_text="SELECTED 274 ['Adelie', 'Gentoo']").wait_for(timeout=WAIT_MS)
+    frame.locator("circle").last.click()  # a click takes one penguin out again (the last drawn is on top)
+    printed.filter(has_text="SELECTED 273 ").wait_for(timeout=WAIT_MS)
+    if app == "lab":  # the person switches JupyterLab to its dark theme: the view follows
+        assert frame.locator("html.dark").count() == 0
+        nb.page.evaluate(THEME, "JupyterLab Dark")
+        frame.locator("html.dark").wait_for(state="attached", timeout=WAIT_MS)
+        nb.page.evaluate(THEME, "JupyterLab Light")
+        frame.locator("html:not(.dark)").wait_for(state="attached", timeout=WAIT_MS)  # and back, for the next tests
 
 
 def test_a_hostile_view_stays_in_its_frame(notebook: Any) -> None:

@@ -41,7 +41,7 @@ def ip(everything_cmd) -> Iterator[InteractiveShell]:  # type: ignore[no-untyped
 def test_add_reports_one_line(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
     run(ip, f"%mcp add demo2 -- {sys.executable} -m mcp_notebook.demo")
     out = capsys.readouterr().out.strip()
-    assert out == "✓ demo2: penguins 1.0.0 · protocol 2026-07-28 · 5 tools, 3 resources, 1 prompt"
+    assert out == "✓ demo2: penguins 1.0.0 · protocol 2026-07-28 · 7 tools, 4 resources, 1 prompt"
     run(ip, "%mcp remove demo2")
 
 
@@ -57,7 +57,7 @@ def test_list(ip: InteractiveShell) -> None:
     frame = run(ip, "%mcp list")
     assert isinstance(frame, pd.DataFrame) and list(frame.columns) == SERVER_COLUMNS
     demo = frame.set_index("name").loc["demo"]
-    assert demo["status"] == "connected" and demo["server"] == "penguins" and demo["tools"] == 5
+    assert demo["status"] == "connected" and demo["server"] == "penguins" and demo["tools"] == 7
 
 
 def test_tools(ip: InteractiveShell) -> None:
@@ -73,7 +73,7 @@ def test_tools(ip: InteractiveShell) -> None:
     searched = run(ip, "%mcp tools everything --search sum")
     assert list(searched["name"]) == ["get-sum"]
     assert list(run(ip, "%mcp tools demo --search '*_penguins'")["name"]) == [
-        "query_penguins", "summarize_penguins", "delete_penguins",
+        "plot_penguins", "query_penguins", "summarize_penguins", "delete_penguins",
     ]  # fmt: skip
 
 

@@ -93,7 +93,7 @@ def test_expired_session_renews_reads_but_never_resends_a_call(client: Client) -
             proc.kill()
             proc.wait()
             proc = serve(command, port)
-        assert len(server.list_tools(refresh=True)) == 5  # a new session, transparently
+        assert len(server.list_tools(refresh=True)) == 7  # a new session, transparently
         proc.kill()
         proc.wait()
         proc = serve(command, port)

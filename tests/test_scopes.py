@@ -43,7 +43,7 @@ def test_saved_server_outlives_the_kernel(ip: InteractiveShell, capsys: pytest.C
     project = Path.cwd() / ".mcp.json"
     run(ip, f"%mcp add demo --save -- python {DEMO}")  # `python`: this Python, here and when loaded
     assert lines(capsys) == [
-        "✓ demo: penguins 1.0.0 · protocol 2026-07-28 · 5 tools, 3 resources, 1 prompt",
+        "✓ demo: penguins 1.0.0 · protocol 2026-07-28 · 7 tools, 4 resources, 1 prompt",
         f"saved demo to {project} (project scope)",
     ]
     assert json.loads(project.read_text()) == {
@@ -54,7 +54,7 @@ def test_saved_server_outlives_the_kernel(ip: InteractiveShell, capsys: pytest.C
     assert "demo" in json.loads(project.read_text())["mcpServers"]
     capsys.readouterr()
     run(ip, "%mcp load")
-    assert lines(capsys) == ["✓ demo: penguins 1.0.0 · protocol 2026-07-28 · 5 tools, 3 resources, 1 prompt"]
+    assert lines(capsys) == ["✓ demo: penguins 1.0.0 · protocol 2026-07-28 · 7 tools, 4 resources, 1 prompt"]
     assert line(ip, "call demo.query_penguins species=Gentoo limit=1").structured["count"] == 124
     assert sources(ip) == {"demo": "project"}
     run(ip, "%mcp remove demo --save")

@@ -100,10 +100,34 @@ def test_quickstart_runs_from_the_installed_wheel(installed: Installed) -> None:
     script.write_text((ROOT / "examples" / "quickstart.ipy").read_text())
     ipython = installed.python.parent / "ipython"
     out = _run([ipython, "--no-banner", "--colors=nocolor", script], installed.workdir, "the quickstart")
-    assert "✓ demo: penguins" in out and "5 tools, 3 resources, 1 prompt" in out
+    assert "✓ demo: penguins" in out and "7 tools, 4 resources, 1 prompt" in out
     assert "5076.0" in out  # Gentoo's mean body mass, from the CSV resource
     assert "query_penguins" in out and "connected" in out
     assert "Traceback" not in out and "Error" not in out, out
+
+
+def test_a_view_ships_in_the_wheel(installed: Installed) -> None:
+    """MCP Apps from the installed wheel: the frame's module (anywidget loads it from the
+    package, nothing from a CDN) and the demo's view, served by the wheel's demo server."""
+    code = (
+        "import json, sys\n"
+        "from mcp_notebook import Client\n"
+        "from pathlib import Path\n"
+        "import mcp_notebook.notebook.appview as appview\n"
+        "server = Client().add('demo', sys.executable, ['-m', 'mcp_notebook.demo'])\n"
+        "tool = next(t for t in server.list_tools() if t.name == 'plot_penguins')\n"
+        "content = server.read_resource(tool.app).raw['contents'][0]\n"
+        "esm = Path(appview.__file__).with_name('static') / 'appview.js'\n"
+        "print(json.dumps([str(esm), esm.read_text(), content['mimeType'], content['text']]))"
+    )
+    esm, module, mime, html = json.loads(_run([installed.python, "-c", code], installed.workdir, "the demo's view"))
+    assert Path(esm).is_relative_to(installed.python.parent.parent), esm  # the venv's copy
+    assert "export default" in module and "sandbox" in module
+    assert mime == "text/html;profile=mcp-app"
+    assert "<svg" in html and "ui/initialize" in html and "http" not in html.replace(SVG_NS, "")  # nothing fetched
+
+
+SVG_NS = "http://www.w3.org/2000/svg"
 
 
 def test_installed_package_is_typed_for_its_users(installed: Installed) -> None:

@@ -6,17 +6,16 @@
 
 It shows every kind of thing a notebook user meets: resources (CSV and JSON), a resource
 template, a query tool with an outputSchema and structured results, a prompt with
-completions, a slow tool that reports progress, a destructive tool and a tool that asks
-the user for input (elicitation). Built on the official MCP Python SDK (the `demo` extra).
+completions, a slow tool that reports progress, a destructive tool, a tool that asks
+the user for input (elicitation) and a tool with an interactive view (MCP Apps: a scatter
+plot, scatter.py). Built on the official MCP Python SDK (the `demo` extra).
 """
 
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
 import statistics
-from importlib import resources
 from typing import Annotated, Any, Literal
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
@@ -25,36 +24,23 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp_types import Completion, ToolAnnotations
 from pydantic import BaseModel, Field
 
-Species = Literal["Adelie", "Chinstrap", "Gentoo"]
-Island = Literal["Biscoe", "Dream", "Torgersen"]
-Measure = Literal["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
-NUMERIC = ("bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g", "year")
+from .penguins import ROWS, Island, Measure, Species
+from .scatter import apps
 
 INSTRUCTIONS = """\
 Palmer penguins: 344 penguins observed on three islands of the Palmer Archipelago,
 Antarctica, 2007-2009 (Gorman, Williams & Fraser, 2014; data CC0 via palmerpenguins).
 Read penguins://data.csv or penguins://data.json for the rows; query_penguins filters
-them, summarize_penguins aggregates them."""
+them, summarize_penguins aggregates them, plot_penguins shows them as a scatter plot
+(an MCP Apps view where the client shows one)."""
 
-
-def _load() -> list[dict[str, Any]]:
-    text = resources.files("mcp_notebook.demo").joinpath("data/penguins.csv").read_text(encoding="utf-8")
-    rows = []
-    for raw in csv.DictReader(text.splitlines()):
-        row: dict[str, Any] = {}
-        for key, value in raw.items():
-            if value == "NA":
-                row[key] = None
-            elif key in NUMERIC:
-                row[key] = float(value) if "." in value else int(value)
-            else:
-                row[key] = value
-        rows.append(row)
-    return rows
-
-
-ROWS = _load()
-server = MCPServer("penguins", version="1.0.0", title="Palmer penguins (mcp-notebook demo)", instructions=INSTRUCTIONS)
+server = MCPServer(
+    "penguins",
+    version="1.0.0",
+    title="Palmer penguins (mcp-notebook demo)",
+    instructions=INSTRUCTIONS,
+    extensions=[apps],  # plot_penguins's view (MCP Apps): scatter.py
+)
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:

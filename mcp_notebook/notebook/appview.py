@@ -36,6 +36,7 @@ from .places import SHOWN_IN, OutputPlace
 __all__ = ["AppHandle", "AppView"]
 
 log = logging.getLogger(__name__)
+Listener = Callable[[dict[str, Any]], None]  # what on_message and on_context call
 
 # What the notebook offers a view: the server's tools and resources, links, log messages,
 # and messages and context kept for Python (text).
@@ -71,7 +72,8 @@ class AppView(anywidget.AnyWidget):
 
 
 class AppHandle:
-    """``r.app``: a call's view, and what the view said (``messages``, ``model_context``)."""
+    """``r.app``: a call's view, and what the view said (``messages``, ``model_context``;
+    ``on_message`` and ``on_context`` to act on them as they come)."""
 
     def __init__(self, call: AppCall) -> None:
         server, tool = call.server, call.tool
@@ -82,7 +84,8 @@ class AppHandle:
         self.messages: list[dict[str, Any]] = []  # ui/message params, as sent (untrusted)
         self.model_context: dict[str, Any] | None = None  # the last ui/update-model-context
         self._server = server
-        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._listeners: list[Listener] = []
+        self._context_listeners: list[Listener] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._logs = 0  # log messages the view sent
         self.view = AppView(
@@ -108,11 +111,15 @@ class AppHandle:
     def __repr__(self) -> str:
         return f"<AppHandle {printable(self.server_name)}.{printable(self.tool)} {len(self.messages)} message(s)>"
 
-    def on_message(self, fn: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+    def on_message(self, fn: Listener) -> Callable[[], None]:
         """Call ``fn(params)`` for each ``ui/message`` the view sends; returns a function that
         stops it."""
-        self._listeners.append(fn)
-        return lambda: self._listeners.remove(fn) if fn in self._listeners else None
+        return _listen(self._listeners, fn)
+
+    def on_context(self, fn: Listener) -> Callable[[], None]:
+        """Call ``fn(params)`` each time the view updates its model context (a selection, a
+        state it keeps the host told of); returns a function that stops it."""
+        return _listen(self._context_listeners, fn)
 
     # -- what the view sends (the kernel's thread) -------------------------------------
 
@@ -141,14 +148,11 @@ class AppHandle:
         elif method == "ui/message":
             self.messages.append(params)
             self._note(f"{self.server_name}.{self.tool}'s view says: {_text(params.get('content'))}")
-            for fn in list(self._listeners):
-                try:
-                    fn(params)
-                except Exception as e:  # a listener's mistake is said, not raised into the comm
-                    self._note(f"an on_message listener failed: {type(e).__name__}: {printable(str(e))}")
+            self._tell(self._listeners, params, "on_message")
             self._answer(rid, {})
         elif method == "ui/update-model-context":
             self.model_context = params
+            self._tell(self._context_listeners, params, "on_context")
             self._answer(rid, {})
         elif method == "notifications/message":
             self._logs += 1
@@ -161,6 +165,13 @@ class AppHandle:
                 log.info("%s", clipped(printable(line), 2000))
                 if self._logs == LOG_LINES + 1:
                     self._note(f"… more log messages from {self.server_name}.{self.tool}'s view go to the logger only")
+
+    def _tell(self, listeners: list[Listener], params: dict[str, Any], kind: str) -> None:
+        for fn in list(listeners):
+            try:
+                fn(params)
+            except Exception as e:  # a listener's mistake is said, not raised into the comm
+                self._note(f"an {kind} listener failed: {type(e).__name__}: {printable(str(e))}")
 
     def _start(self, rid: Any, work: Any) -> None:
         """Run ``work`` in a task of the kernel's loop, outside any cell (its cards show here)."""
@@ -231,6 +242,11 @@ class AppHandle:
     def _note(self, text: str) -> None:
         log.info("%s", printable(text))
         self.notes.append_stdout(clipped(printable(text), 2000) + "\n")
+
+
+def _listen(listeners: list[Listener], fn: Listener) -> Callable[[], None]:
+    listeners.append(fn)
+    return lambda: listeners.remove(fn) if fn in listeners else None
 
 
 def _text(content: Any) -> str:

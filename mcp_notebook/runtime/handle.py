@@ -227,7 +227,10 @@ class Server(ServerFacts):
             interaction.app_not_shown(self.name, name, uri, "views show where widgets do (JupyterLab, Notebook 7)")
             return
         try:
-            read = await steps.send(self.connection, "resources/read", {"uri": uri}, DEFAULT)
+            read = self.connection.reads.get(uri)  # the server's caching hints, as for any read
+            if read is None:
+                read = await steps.send(self.connection, "resources/read", {"uri": uri}, DEFAULT)
+                self.connection.reads.keep(uri, read, modern=self.modern)
             listed = next((r for r in self.connection.cached("resources") or [] if r.get("uri") == uri), None)
             document = apps.document_of(read, listed)
         except (MCPError, ValueError) as e:

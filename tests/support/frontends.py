@@ -32,6 +32,18 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]  # fmt: skip
 WAIT_MS = 60_000
 FAILURES = Path(os.environ.get("TMPDIR", "/tmp"))
+# A tool's view (MCP Apps), and a cell that prints each selection made in the demo's
+# scatter view of the call before it (``r``), as Python receives it.
+APP_FRAME = "iframe.mcp-notebook-app"
+SELECTION = (
+    "import ipywidgets as w\n"
+    "out = w.Output()\n"
+    "def said(context):\n"
+    "    rows = context['structuredContent']['selected']\n"
+    "    out.append_stdout(f\"SELECTED {len(rows)} {sorted({p['species'] for p in rows})}\\n\")\n"
+    "r.app.on_context(said)\n"
+    "out"
+)
 
 # The notebook's session is ready and its kernel connected and idle (the app's own state;
 # window.jupyterapp in JupyterLab and Notebook 7 alike, with expose_app_in_browser).
