@@ -7,6 +7,7 @@ package, or a system Node that is new enough (the conformance tier, tests/suppor
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ from support.peers import ROOT, node22
 pytestmark = pytest.mark.conformance
 CLIENT = ROOT / "tests/conformance/client.py"
 EXPECTED_FAILURES = ROOT / "tests/conformance/expected-failures.yml"
+# Node compiles the suite's code once for all its runs (a third of each start: 0.7 -> 0.5 s).
+CACHE = ROOT / "node_modules/.cache/conformance"
 # What each spec version requires of a client (the suite's requirements/<version>.yaml), run
 # at that version's wire (--spec-version): a scenario in both runs twice.
 SCENARIOS = {
@@ -69,7 +72,7 @@ def run_suite(scenario: str, out: Path, *extra: str) -> subprocess.CompletedProc
     return subprocess.run(
         [node, str(SUITE), "client", "--command", f"{sys.executable} {CLIENT}", "--scenario", scenario,
          "-o", str(out), "--timeout", "60000", *extra],
-        capture_output=True, text=True, timeout=180, cwd=ROOT,
+        capture_output=True, text=True, timeout=180, cwd=ROOT, env={**os.environ, "NODE_COMPILE_CACHE": str(CACHE)},
     )  # fmt: skip
 
 
