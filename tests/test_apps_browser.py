@@ -178,3 +178,28 @@ def test_a_chart_view_renders_and_fetches_its_own_data_through_the_notebook(note
     while (count := calls_seen(nb, 3)) < 2 and time.monotonic() < deadline:
         pass  # each look is a cell run, which waits for its own output
     assert count == 2
+
+
+def test_a_view_shows_from_the_cell_magic_the_api_awaited_or_not_and_a_forms_run(notebook: Any) -> None:
+    nb = notebook(
+        [
+            f"%load_ext mcp_notebook\n%mcp add demo -- {sys.executable} -m mcp_notebook.demo",
+            "%%mcp_call demo.plot_penguins\n{'species': ['Gentoo']}",
+            "from mcp_notebook import get_client\n"
+            "r = get_client()['demo'].call_tool('plot_penguins', {'species': ['Chinstrap']})",
+            "r = await get_client()['demo'].acall_tool('plot_penguins', {'species': ['Adelie']})",
+            "%mcp form demo.plot_penguins",
+        ]
+    )
+    nb.run_all(0)
+    # Each view drawn before the next cell runs, as a person watches it: a view's frame grows
+    # when it has drawn (size-changed), which moves the cells below it.
+    for cell, shown in [(1, "123 penguins"), (2, "68 penguins"), (3, "151 penguins")]:
+        nb.run_all(cell)
+        nb.cell(cell).frame_locator(FRAME).locator("#status", has_text=shown).wait_for(timeout=WAIT_MS)
+        grown = nb.cell(cell).locator(FRAME).element_handle()
+        nb.page.wait_for_function("frame => frame.style.height !== '150px'", arg=grown, timeout=WAIT_MS)
+    nb.run_all(4)
+    nb.button(4, "Run").click()  # the form's own call: its view shows in the form
+    drawn = re.compile(r"^\d+ penguins$")
+    nb.cell(4).frame_locator(FRAME).locator("#status", has_text=drawn).wait_for(timeout=WAIT_MS)

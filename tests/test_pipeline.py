@@ -210,8 +210,8 @@ CASES = [
     *on_demo("call_tool-not-validated", "call_tool", ("query_penguins", {"limit": "many"}), {"validate": False},
              says="is_error=True"),
     *on_demo("call_tool-unknown", "call_tool", ("penguins",), expect="UnknownTool",
-             says="server '{server}' has no tool 'penguins'; did you mean 'query_penguins', 'summarize_penguins', "
-                  "'delete_penguins'?"),
+             says="server '{server}' has no tool 'penguins'; did you mean 'plot_penguins', 'query_penguins', "
+                  "'summarize_penguins'?"),
     *on_demo("call_tool-progress", "call_tool", ("fit_model", {"epochs": 3, "seconds_per_epoch": 0}),
              {"on_progress": PROGRESS}, says="1 content block"),
     *on_demo("call_tool-deny-list", "call_tool", ("query_penguins", QUERY), expect="ToolDenied",

@@ -270,6 +270,8 @@ def test_ipython_without_a_terminal_is_headless(tmp_path: Path) -> None:
         "print('RESULT', r.text)\n"
         "r = %mcp call demo.fit_model epochs=20 seconds_per_epoch=0.01\n"
         "print('RESULT', r.text)\n"
+        "r = %mcp call demo.plot_penguins\n"
+        "print('POINTS', len(r.structured['points']), r.app)\n"
     )
     with open(os.devnull) as devnull:
         out = subprocess.run([sys.executable, "-m", "IPython", "--colors=NoColor", str(script)], stdin=devnull,
@@ -282,6 +284,9 @@ def test_ipython_without_a_terminal_is_headless(tmp_path: Path) -> None:
     progress = [line for line in out.stdout.splitlines() if line.startswith("[demo.fit_model]")]
     assert 1 <= len(progress) <= 2 and progress[-1].startswith("[demo.fit_model] 100% (20/20)"), out.stdout
     assert "RESULT fitted in 20 epochs" in text
+    # A tool with a view (MCP Apps): its result as always, and one line.
+    assert "POINTS 219 None" in text  # 342, less the 123 Gentoo measured (deleted above)
+    assert "demo.plot_penguins has an interactive view (ui://penguins/scatter.html), not shown here" in text
 
 
 def test_a_question_on_the_background_loop_fails_at_once() -> None:

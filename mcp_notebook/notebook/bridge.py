@@ -31,7 +31,7 @@ from ..runtime.asking.textprogress import MapText, is_terminal
 from ..runtime.loop import on_loop_thread
 from ..runtime.steps import drive
 from . import console
-from .modes import BLOCKED_NOTE, UNASKED_IN_VOILA, Mode, choose_mode, in_voila
+from .modes import BLOCKED_NOTE, UNASKED_IN_VOILA, Mode, choose_mode, widgets_show
 from .places import say, show
 from .questions import Approval, Login, Question
 from .steps import AWAITING, BLOCKING, Taker
@@ -277,11 +277,9 @@ class NotebookInteraction(Interaction):
     # -- MCP Apps: a tool's view with its call -------------------------------------------
 
     def shows_apps(self, awaiting: bool) -> bool:
-        """Views show where widgets do: not on a terminal, not in a headless run. In Voilà
-        too: it runs the notebook before its page connects (what the modes call headless),
-        and the page then shows the widgets the cells displayed."""
-        mode = choose_mode(self.mode_setting, in_async=awaiting)
-        return in_voila() or (mode is not Mode.STDIN and not mode.headless)
+        """Views show where widgets are seen (modes.widgets_show), from a blocking call as
+        from an awaited one: unlike a card, a view needs no click to reach a waiting cell."""
+        return widgets_show(self.mode_setting)
 
     def show_app(self, view: AppCall) -> Any:
         from .appview import AppHandle

@@ -155,6 +155,18 @@ def _control_opened(channel: Any, msg: dict[str, Any]) -> None:
     Widget.handle_control_comm_opened(channel, msg)
 
 
+def widgets_show(setting: str) -> bool:
+    """Whether a widget a cell displays is seen (a tool's view needs no click to reach a
+    waiting cell, only to be seen): a kernel whose frontend can type (JupyterLab, Notebook,
+    VS Code; its widget manager may not have connected yet) or whose widget manager
+    connected, or Voilà, whose page connects after it ran the notebook. Not on a terminal,
+    not in a headless run, not when the setting says headless."""
+    kernel = getattr(get_ipython(), "kernel", None)
+    if setting == "headless" or kernel is None:
+        return False
+    return in_voila() or bool(getattr(kernel, "_allow_stdin", False)) or widget_manager_connected()
+
+
 def in_voila() -> bool:
     """A Voilà page's kernel (Voilà sets these variables): it runs the notebook before the
     page connects its widget manager, then the page's widgets (a form's Run) reach it."""

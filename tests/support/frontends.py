@@ -157,9 +157,21 @@ class NotebookPage:
     def run(self, i: int) -> None:
         """Run cell i as a person would; done once the notebook took it (its prompt left
         [ ]). The cell before must have finished."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
         cell = self.cells.nth(i)
-        cell.locator(".jp-InputArea-editor").click()
-        cell.locator(".cm-editor.cm-focused").wait_for(timeout=WAIT_MS)  # typing goes to this cell
+        focused = cell.locator(".cm-editor.cm-focused")  # typing goes to this cell
+        deadline = time.monotonic() + WAIT_MS / 1000
+        # A click that lands while the notebook still moves (scrolled to the cell, a view
+        # above it growing) selects another place; a person clicks again, and so does this.
+        while True:
+            cell.locator(".jp-InputArea-editor").click(timeout=WAIT_MS)
+            try:
+                focused.wait_for(timeout=2000)
+                break
+            except PlaywrightTimeout:
+                if time.monotonic() > deadline:
+                    raise
         self.page.keyboard.press("Shift+Enter")
         self.page.wait_for_function(f"() => {PROMPT}({i}) !== '[ ]:'", timeout=WAIT_MS)
 
