@@ -303,14 +303,21 @@ def measure(
 
 
 def report(title: str, times: Times) -> None:
-    """Medians (µs/call) and ratios to the first client, the floor, as a Markdown table."""
+    """Medians (µs/call) and ratios to the first client, the floor, as a Markdown table. A
+    ratio is the median of each round's ratio (a client's block to the floor's block of the
+    same round): a busy VM's speed drifts over a run, and rounds pair like with like."""
     med = {name: {k: statistics.median(v) for k, v in t.items()} for name, t in times.items()}
-    floor = next(iter(med.values()))
+    floor = next(iter(times.values()))
+
+    def ratio(t: dict[str, list[float]], mode: str) -> float:
+        return statistics.median(c / f for c, f in zip(t[mode], floor[mode], strict=True))
+
     print(f"{title}\n")
     print("| client | sequential µs/call | ratio | concurrent µs/call | ratio |")
     print("|---|---|---|---|---|")
     for name, m in med.items():
+        t = times[name]
         print(
-            f"| {name} | {m['seq'] * 1e6:.0f} | {m['seq'] / floor['seq']:.2f}x "
-            f"| {m['conc'] * 1e6:.0f} | {m['conc'] / floor['conc']:.2f}x |"
+            f"| {name} | {m['seq'] * 1e6:.0f} | {ratio(t, 'seq'):.2f}x "
+            f"| {m['conc'] * 1e6:.0f} | {ratio(t, 'conc'):.2f}x |"
         )
