@@ -132,7 +132,8 @@ def test_what_a_view_says_reaches_python_and_its_calls_keep_to_the_rules(client:
         app.view.send = send  # type: ignore[method-assign]
         app._received(None, {"id": "3", "method": "tools/call", "params": {"name": "model_only"}}, [])
         app._received(None, {"id": "4", "method": "tools/call", "params": {"name": "pick_rows", "arguments": {}}}, [])
-        while len(replies) < 2:  # the calls run as tasks of this loop
+        app._received(None, {"id": "5", "method": "tools/list", "params": {}}, [])
+        while len(replies) < 3:  # the calls run as tasks of this loop
             await sent.wait()
             sent.clear()
 
@@ -140,3 +141,5 @@ def test_what_a_view_says_reaches_python_and_its_calls_keep_to_the_rules(client:
     by_id = {r["id"]: r for r in replies}
     assert "not a tool this server's views may call" in by_id["3"]["error"]["message"]
     assert by_id["4"]["result"]["structuredContent"] == {"result": [0, 1, 2]}
+    listed = {t["name"] for t in by_id["5"]["result"]["tools"]}  # what its views may call, not model_only
+    assert {"pick", "pick_rows", "probe"} <= listed and "model_only" not in listed

@@ -4,7 +4,8 @@ The view is the server's HTML, untrusted code: it runs in a sandboxed frame with
 origin under the policy its resource earned (core/protocol/apps.py), and the browser side
 (static/appview.js) checks each message and answers the handshake. What reaches the kernel
 is answered here: ``tools/call`` of a tool of the same server whose visibility includes
-``"app"``, through the approval policy (its cards show under the view); ``resources/read``
+``"app"``, through the approval policy (its cards show under the view); ``tools/list`` of
+those tools; ``resources/read``
 of that server; ``ui/open-link`` as a link the person clicks (never opened by the view; only
 ``https:`` or loopback ``http:``); ``ui/message`` and ``ui/update-model-context`` kept on the
 handle (``r.app``) and shown as text; log messages as a line. A notebook has no conversation,
@@ -141,6 +142,8 @@ class AppHandle:
             return
         if method == "tools/call":
             self._start(rid, self._call(params))
+        elif method == "tools/list":
+            self._start(rid, self._list())
         elif method == "resources/read":
             self._start(rid, self._read(params))
         elif method == "ui/open-link":
@@ -209,6 +212,10 @@ class AppHandle:
             raise PermissionError(f"{self.server_name}.{name} is not a tool this server's views may call")
         result = await self._server.acall_tool(name, arguments)
         return dict(result.raw)
+
+    async def _list(self) -> dict[str, Any]:
+        """The server's tools its views may call (visibility includes ``"app"``), as listed."""
+        return {"tools": [_plain(t.raw) for t in await self._server.alist_tools() if "app" in t.visibility]}
 
     async def _read(self, params: dict[str, Any]) -> dict[str, Any]:
         uri = params.get("uri")

@@ -14,7 +14,7 @@ const MAX_HEIGHT = 4000; // px the frame may ask for
 const PROTOCOL = "2026-01-26";
 const LOCAL = new Set(["ui/initialize", "ui/notifications/initialized", "ping",
   "ui/notifications/size-changed", "ui/request-display-mode"]);
-const TO_KERNEL = new Set(["tools/call", "resources/read", "ui/open-link", "ui/message",
+const TO_KERNEL = new Set(["tools/call", "tools/list", "resources/read", "ui/open-link", "ui/message",
   "ui/update-model-context", "notifications/message"]);
 
 function theme() {
