@@ -224,7 +224,8 @@ class Server(ServerFacts):
         interaction = self.runtime.interaction
         name = str(tool.get("name"))
         if not interaction.shows_apps(steps.awaiting):
-            interaction.app_not_shown(self.name, name, uri, "views show where widgets do (JupyterLab, Notebook 7)")
+            where = "views show where widgets do (JupyterLab, Notebook 7, Voilà)"
+            interaction.app_not_shown(self.name, name, uri, where)
             return
         try:
             read = self.connection.reads.get(uri)  # the server's caching hints, as for any read
