@@ -44,10 +44,8 @@ def _binder(tmp: Path) -> Kernel:
     env = {**os.environ, "HOME": str(home)}
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    # Bytecode compiled at install, as repo2docker's pip does (where PYTHONDONTWRITEBYTECODE is
-    # set, each kernel and server would otherwise compile all it imports at each start).
-    pip = subprocess.run([uv(), "pip", "install", "--quiet", "--compile-bytecode", "--python", str(python), "-r",
-                          "binder/requirements.txt"], cwd=repo, env=env, capture_output=True, text=True)  # fmt: skip
+    pip = subprocess.run([uv(), "pip", "install", "--quiet", "--python", str(python), "-r", "binder/requirements.txt"],
+                         cwd=repo, env=env, capture_output=True, text=True)  # fmt: skip
     assert pip.returncode == 0, pip.stdout[-2000:] + pip.stderr[-2000:]
     post = subprocess.run(["bash", "binder/postBuild"], cwd=repo, env=env, capture_output=True, text=True)
     assert post.returncode == 0, post.stdout[-2000:] + post.stderr[-2000:]

@@ -54,10 +54,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     # (what pip would install, in a few seconds instead of a minute: its cache is warm).
     _run([sys.executable, "-m", "venv", "--without-pip", venv], tmp, "python -m venv")
     python = venv / "bin" / "python"
-    # --compile-bytecode: as pip does (else each process compiles all it imports, where
-    # PYTHONDONTWRITEBYTECODE is set).
-    install = [uv(), "pip", "install", "--quiet", "--compile-bytecode", "--python", python, f"{wheel}[demo]"]
-    _run(install, workdir, "uv pip install the wheel")
+    _run([uv(), "pip", "install", "--quiet", "--python", python, f"{wheel}[demo]"], workdir, "uv pip install the wheel")
     _run([sys.executable, "-m", "pip", "--python", python, "check"], workdir, "pip check")
     yield Installed(wheel, python, workdir)
 
