@@ -5,13 +5,15 @@ Helpers that are not fixtures live in tests/support."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support import tiers
-from support.frontends import launch
+from support.frontends import NotebookPage, launch, write_notebook
+from support.kernels import kernel_spec
 from support.peers import EVERYTHING, ROOT, node
 
 from mcp_notebook import Client
@@ -116,3 +118,31 @@ def browser() -> Iterator[Any]:
         chromium = launch(p)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """``open(cells, kernel=..., app="lab"|"notebooks")``: a notebook of these cells, open in
+    a new tab of the module's Chromium, on the module's Jupyter server (its ``server``
+    fixture: the address and the folder); a failure leaves a screenshot and what showed."""
+    url, folder = server
+    opened: list[NotebookPage] = []
+    failed = request.session.testsfailed
+
+    def open_(cells: list[str], kernel: str = "python3", app: str = "lab") -> NotebookPage:
+        if kernel != "python3":
+            kernel_spec(kernel)  # one scripts/setup made: the test fails now if it is missing
+        name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
+        write_notebook(folder / name, cells, kernel)
+        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        # ?reset: a fresh workspace, not the last test's notebook open beside this one
+        path = f"lab/tree/{name}?reset" if app == "lab" else f"notebooks/{name}"
+        opened.append(NotebookPage(page, f"{url}/{path}", name))
+        return opened[-1]
+
+    yield open_
+    for nb in opened:
+        if request.session.testsfailed > failed:  # the call's report is counted before teardown
+            print(f"screenshot of the failure: {nb.screenshot_on_failure(request.node.name)}")
+            print(f"shown:\n{nb.shown()}")
+        nb.page.close()

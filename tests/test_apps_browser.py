@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from support.frontends import APP_FRAME as FRAME
-from support.frontends import SELECTION, WAIT_MS, NotebookPage, jupyter_server, write_notebook
+from support.frontends import SELECTION, WAIT_MS, NotebookPage, jupyter_server
 from support.peers import APP_SEGMENTS, APP_VANILLA, APPS_SERVER
 
 pytestmark = pytest.mark.browser
@@ -32,28 +32,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     folder = tmp_path_factory.mktemp("notebooks")
     for url in jupyter_server(folder):
         yield url, folder
-
-
-@pytest.fixture
-def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    url, folder = server
-    opened: list[NotebookPage] = []
-    failed = request.session.testsfailed
-
-    def open_(cells: list[str], app: str = "lab") -> NotebookPage:
-        name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
-        write_notebook(folder / name, cells)
-        page = browser.new_page(viewport={"width": 1200, "height": 1000})
-        path = f"lab/tree/{name}?reset" if app == "lab" else f"notebooks/{name}"
-        opened.append(NotebookPage(page, f"{url}/{path}", name))
-        return opened[-1]
-
-    yield open_
-    for nb in opened:
-        if request.session.testsfailed > failed:
-            print(f"screenshot of the failure: {nb.screenshot_on_failure(request.node.name)}")
-            print(f"shown:\n{nb.shown()}")
-        nb.page.close()
 
 
 def calls_seen(nb: NotebookPage, cell: int) -> int:
@@ -73,7 +51,7 @@ def test_a_view_renders_in_its_cell_and_its_button_calls_the_tool_again(notebook
             "r = %mcp call app.get-time\nr.structured",
             COUNT_CALLS.format(server="app", tool="get-time"),
         ],
-        app,
+        app=app,
     )
     nb.run_all(0, 1, 2)
     frame = nb.cell(2).frame_locator(FRAME)
@@ -100,7 +78,7 @@ def test_the_demos_scatter_view_replots_and_its_selection_reaches_python(noteboo
             SELECTION,
             COUNT_CALLS.format(server="demo", tool="penguin_points"),
         ],
-        app,
+        app=app,
     )
     nb.run_all(0, 1, 2, 3)
     frame = nb.cell(2).frame_locator(FRAME)

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.frontends import NotebookPage, jupyter_server, write_notebook
-from support.kernels import browser_kernel_names, kernel_spec
+from support.frontends import NotebookPage, jupyter_server
+from support.kernels import browser_kernel_names
 from support.peers import EVERYTHING, SERVERS
 from support.processes import free_port, wait_for_port
 
@@ -60,33 +60,6 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
         folder.mkdir(exist_ok=True)
         return folder
     return tmp_path_factory.mktemp("shots")
-
-
-@pytest.fixture
-def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """``open(cells, kernel=..., app="lab"|"notebooks")``: a notebook of these cells, open in
-    a new tab; a failure leaves a screenshot."""
-    url, folder = server
-    opened: list[NotebookPage] = []
-    failed = request.session.testsfailed
-
-    def open_(cells: list[str], kernel: str = "python3", app: str = "lab") -> NotebookPage:
-        if kernel != "python3":
-            kernel_spec(kernel)  # one scripts/setup made: the test fails now if it is missing
-        name = re.sub(r"\W+", "-", request.node.name).strip("-") + ".ipynb"
-        write_notebook(folder / name, cells, kernel)
-        page = browser.new_page(viewport={"width": 1200, "height": 1000})
-        # ?reset: a fresh workspace, not the last test's notebook open beside this one
-        path = f"lab/tree/{name}?reset" if app == "lab" else f"notebooks/{name}"
-        opened.append(NotebookPage(page, f"{url}/{path}", name))
-        return opened[-1]
-
-    yield open_
-    for nb in opened:
-        if request.session.testsfailed > failed:  # the call's report is counted before teardown
-            print(f"screenshot of the failure: {nb.screenshot_on_failure(request.node.name)}")
-            print(f"shown:\n{nb.shown()}")
-        nb.page.close()
 
 
 def received(text: str) -> Any:
