@@ -228,12 +228,9 @@ class Server(ServerFacts):
             interaction.app_not_shown(self.name, name, uri, where)
             return
         try:
-            read = self.connection.reads.get(uri)  # the server's caching hints, as for any read
-            if read is None:
-                read = await steps.send(self.connection, "resources/read", {"uri": uri}, DEFAULT)
-                self.connection.reads.keep(uri, read, modern=self.modern)
+            read = await self._read_resource(steps, uri)  # the server's caching hints, as for any read
             listed = next((r for r in self.connection.cached("resources") or [] if r.get("uri") == uri), None)
-            document = apps.document_of(read, listed)
+            document = apps.document_of(read.raw, listed)
         except (MCPError, ValueError) as e:
             interaction.app_not_shown(self.name, name, uri, f"its document could not be shown: {printable(str(e))}")
             return
