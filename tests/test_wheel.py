@@ -1,22 +1,25 @@
 """The package as pip installs it: a wheel built by pip from a copy of the checkout (as CI's
 clean checkout has it), installed with the demo extra in a fresh venv, then used from a folder
-outside the checkout: %load_ext and the quickstart in that venv's IPython, and mypy reading
-its types."""
+outside the checkout: %load_ext and the quickstart in that venv's IPython, mypy reading its
+types, and the demo's view in JupyterLab from a kernel of that venv."""
 
 from __future__ import annotations
 
 import email
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.checkout import copy_checkout
+from support.frontends import APP_FRAME, WAIT_MS, NotebookPage, jupyter_server, write_notebook
 from support.peers import ROOT, uv
 
 import mcp_notebook
@@ -139,3 +142,31 @@ def test_installed_package_is_typed_for_its_users(installed: Installed) -> None:
     mypy = [sys.executable, "-m", "mypy", "--strict", "--python-executable", installed.python]
     out = _run([*mypy, "--cache-dir", ".mypy_cache", "use.py"], installed.workdir, "mypy on code using the package")
     assert "-> mcp_notebook.core.types.CallResult" in out, out
+
+
+@pytest.mark.browser
+def test_a_view_renders_from_the_wheel_in_jupyterlab(installed: Installed, browser: Any, tmp_path: Path) -> None:
+    """The installed wheel in a person's Jupyter: a kernel of that venv (ipykernel added, as
+    any Jupyter install has it) in JupyterLab in Chromium draws the demo's view, the frame's
+    module coming from the wheel."""
+    add = [uv(), "pip", "install", "--quiet", "--python", installed.python, "ipykernel"]
+    _run(add, installed.workdir, "uv pip install ipykernel")
+    share = tmp_path / "share"
+    (share / "kernels" / "wheel").mkdir(parents=True)
+    argv = [str(installed.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec = {"argv": argv, "display_name": "wheel", "language": "python"}
+    (share / "kernels" / "wheel" / "kernel.json").write_text(json.dumps(spec))
+    cells = [
+        "import mcp_notebook\nprint('FROM', mcp_notebook.__file__)\n%load_ext mcp_notebook",
+        f"%mcp add demo -- {installed.python} -m mcp_notebook.demo\n%mcp call demo.plot_penguins",
+    ]
+    write_notebook(tmp_path / "wheel.ipynb", cells, "wheel")
+    for url in jupyter_server(tmp_path, kernels=share):
+        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        nb = NotebookPage(page, f"{url}/lab/tree/wheel.ipynb", "wheel")
+        nb.run_all(0, 1)
+        where = nb.output(0).split("FROM ", 1)[1].split()[0]
+        assert Path(where).is_relative_to(installed.python.parent.parent), where  # the wheel's, not the checkout
+        drawn = nb.cell(1).frame_locator(APP_FRAME).locator("#status", has_text=re.compile(r"^\d+ penguins$"))
+        drawn.wait_for(timeout=WAIT_MS)
+        nb.page.close()

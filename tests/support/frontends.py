@@ -88,13 +88,15 @@ def write_notebook(path: Path, cells: list[str], kernel: str = "python3") -> Non
     path.write_text(json.dumps(notebook))
 
 
-def jupyter_server(folder: Path, secret: str = "") -> Iterator[str]:
+def jupyter_server(folder: Path, secret: str = "", kernels: Path | None = None) -> Iterator[str]:
     """A Jupyter server on loopback for ``folder`` (JupyterLab and Notebook 7), with this
-    venv's kernel and the ones scripts/setup made; its address. Its kernels find ``secret``
-    in $MCP_NOTEBOOK_TEST_SECRET (tests check it never shows)."""
+    venv's kernel, the ones scripts/setup made and those in ``kernels`` (a Jupyter data
+    folder); its address. Its kernels find ``secret`` in $MCP_NOTEBOOK_TEST_SECRET (tests
+    check it never shows)."""
     port = free_port()
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env["JUPYTER_PATH"] = str(KERNELS_DIR / "share" / "jupyter")  # the other ipykernel versions' kernels
+    # the other ipykernel versions' kernels
+    env["JUPYTER_PATH"] = os.pathsep.join(str(p) for p in (kernels, KERNELS_DIR / "share" / "jupyter") if p)
     env["MCP_NOTEBOOK_TOKEN_STORE"] = "memory"  # no tokens left behind
     env["MCP_NOTEBOOK_TEST_SECRET"] = secret
     server = subprocess.Popen(

@@ -177,7 +177,9 @@ export default {
     el.appendChild(frame);
 
     return () => {
-      // The output is cleared, the cell run again or the page closed: the app is told.
+      // The output is cleared, the cell run again or the page closed: the app is told, where
+      // its frame is still there. JupyterLab and Notebook 7 remove it before calling this
+      // (seen in Chromium), so there the view never gets the message (docs/apps.md).
       if (initialized) post({ jsonrpc: "2.0", id: "teardown", method: "ui/resource-teardown", params: { reason: "closed" } });
       themeWatch.disconnect();
       window.removeEventListener("message", onMessage);
