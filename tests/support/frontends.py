@@ -12,8 +12,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -99,6 +101,15 @@ def jupyter_server(folder: Path, secret: str = "", kernels: Path | None = None) 
     env["JUPYTER_PATH"] = os.pathsep.join(str(p) for p in (kernels, KERNELS_DIR / "share" / "jupyter") if p)
     env["MCP_NOTEBOOK_TOKEN_STORE"] = "memory"  # no tokens left behind
     env["MCP_NOTEBOOK_TEST_SECRET"] = secret
+    # JupyterLab's and Notebook 7's settings and workspaces of the server's own: a theme a
+    # test (or a person) left in ~/.jupyter does not change what the next run sees. News
+    # declined there, so no page asks about it.
+    settings = Path(tempfile.mkdtemp(prefix="mcp-notebook-lab-"))
+    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps({"fetchNews": "false"}))
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(settings / "workspaces")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
          "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", f"--ServerApp.root_dir={folder}",
@@ -115,12 +126,14 @@ def jupyter_server(folder: Path, secret: str = "", kernels: Path | None = None) 
         except OSError:
             if time.monotonic() > deadline or server.poll() is not None:
                 server.kill()
+                shutil.rmtree(settings, ignore_errors=True)
                 pytest.fail("the Jupyter server did not start within 60 s", pytrace=False)
             time.sleep(0.2)
     try:
         yield url
     finally:
         stop(server)
+        shutil.rmtree(settings, ignore_errors=True)
 
 
 def voila_command() -> list[str] | None:
@@ -143,11 +156,6 @@ class NotebookPage:
         self.page, self.name = page, name
         page.goto(url)
         page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=WAIT_MS)
-        news = page.get_by_role("button", name="No", exact=True)  # JupyterLab asks about its news
-        try:
-            news.click(timeout=3000)
-        except Exception:
-            pass  # not asked this time
         # The toolbar's indicator can say idle before the notebook has a kernel: a Shift+Enter
         # then is lost. Wait for the session to be ready and its kernel connected and idle.
         page.wait_for_function(KERNEL_READY, timeout=WAIT_MS)
