@@ -126,6 +126,24 @@ def test_command_not_found(client: Client) -> None:
         client.add("missing", "no-such-mcp-server", ["--stdio"])
 
 
+def test_command_not_found_says_only_that() -> None:
+    """Not also asyncio's "Unknown child process pid N, will report returncode 255" (the
+    launcher that reported the failed exec was reaped behind asyncio's child watcher): it
+    came about four times in five, in a fresh process."""
+    script = textwrap.dedent("""
+        from mcp_notebook import Client
+        client = Client()
+        for _ in range(5):
+            try:
+                client.add("missing", "no-such-mcp-server")
+            except Exception as e:
+                print(type(e).__name__)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=WAIT)
+    assert done.stdout.split() == ["StartupError"] * 5, done.stdout + done.stderr
+    assert done.stderr == ""
+
+
 def test_missing_cwd(client: Client, tmp_path: Path) -> None:
     with pytest.raises(StartupError, match="not found"):
         client.add("nowhere", sys.executable, ["-c", "pass"], cwd=tmp_path / "absent")

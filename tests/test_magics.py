@@ -75,6 +75,9 @@ def test_tools(ip: InteractiveShell) -> None:
     assert list(run(ip, "%mcp tools demo --search '*_penguins'")["name"]) == [
         "plot_penguins", "query_penguins", "summarize_penguins", "delete_penguins",
     ]  # fmt: skip
+    # An argument's name or description counts: min_body_mass_g, "At most this many rows".
+    assert list(run(ip, "%mcp tools demo --search body")["name"]) == ["query_penguins"]
+    assert "query_penguins" in list(run(ip, "%mcp tools demo --search 'many rows'")["name"])
 
 
 def test_tools_names_do_not_depend_on_what_was_added_first(ip: InteractiveShell) -> None:

@@ -21,9 +21,9 @@ from support.peers import EVERYTHING, TASKS_SERVER, node
 from support.processes import free_port, running
 from support.terminal import ipython
 
-from mcp_notebook import Client, Handlers, Server
+from mcp_notebook import Client, Handlers, Interaction, Server
 from mcp_notebook.core.protocol.tasks import TASK_COLUMNS, TaskRecord
-from mcp_notebook.errors import ProtocolError, RPCError
+from mcp_notebook.errors import ProtocolError, RequestTimeout, RPCError
 
 WAIT = 30.0  # seconds: a deadline for events, never a sleep
 
@@ -152,6 +152,63 @@ def test_cancelling_a_modern_task_sends_tasks_cancel(client: Client, modern: Ser
     record = asyncio.run(cancel_awaited(client, modern.acall_tool("slow_task", {"seconds": 60}), "slow_task"))
     cancelled_on_the_server(modern, record)
     assert modern.call_tool("slow_task", {"seconds": 0}).text == "slept 0 s"
+
+
+@pytest.mark.parametrize("awaited", [False, True])
+def test_a_task_past_the_calls_timeout_is_cancelled_and_named(client: Client, modern: Server, awaited: bool) -> None:
+    """A call's timeout is its task's deadline, start to end (a task that stays working for
+    an hour here), not only the wait for the tools/call reply."""
+    call = (
+        (lambda: asyncio.run(modern.acall_tool("slow_task", {"seconds": 3600}, timeout=1.5)))
+        if awaited
+        else (lambda: modern.call_tool("slow_task", {"seconds": 3600}, timeout=1.5))
+    )
+    said = r"slow_task on server 'tasks' did not finish within the call's timeout of 1.5 s; its task \S+ was cancelled"
+    with pytest.raises(RequestTimeout, match=said):
+        call()
+    [record] = client.runtime.tasks.records()
+    assert record.status == "cancelled" and record.message == "not finished within 1.5 s"
+    cancelled_on_the_server(modern, record)  # tasks/cancel reached it
+    assert modern.call_tool("slow_task", {"seconds": 0}).text == "slept 0 s"  # the connection goes on
+
+
+def test_where_nobody_can_stop_a_call_task_timeout_is_its_deadline(client: Client, modern: Server) -> None:
+    """No timeout given and nobody to press Cancel (plain Python without a terminal, as under
+    cron): the task_timeout setting ends the wait; a call's own timeout=None waits."""
+    client.runtime.interaction = Interaction()  # nobody (on a terminal, Ctrl-C would be there)
+    client.settings.task_timeout = 1.0
+    with pytest.raises(RequestTimeout, match=r"within task_timeout \(1 s\), the limit where nobody can stop a call"):
+        modern.call_tool("slow_task", {"seconds": 3600})
+    cancelled_on_the_server(modern, client.runtime.tasks.records()[-1])
+    assert modern.call_tool("slow_task", {"seconds": 1.2}, timeout=None).text == "slept 1.2 s"
+
+
+def test_a_headless_notebook_run_ends_a_task_at_task_timeout(tmp_path: Path) -> None:
+    """nbclient (as papermill) runs a notebook nobody watches: a task that stays working
+    ends at task_timeout with tasks/cancel sent, and the run goes on to its next cell."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "%load_ext mcp_notebook\n%config MCPMagics.task_timeout = 2",
+        f"%mcp add tasks -- {' '.join(TASKS_SERVER)}",
+        "%mcp call tasks.slow_task seconds=3600",
+        "from mcp_notebook import get_client\nprint('SEEN', get_client()['tasks'].call_tool('task_requests').text)",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True)
+    client.execute(cwd=str(tmp_path))
+    said = "".join(o.get("text", "") + o.get("evalue", "") for o in nb.cells[2].outputs)
+    assert "did not finish within task_timeout (2 s)" in said, said
+    seen = "".join(o.get("text", "") for o in nb.cells[3].outputs)
+    assert "tasks/cancel" in seen.split(), seen
+
+
+def test_a_legacy_task_past_the_calls_timeout_is_cancelled(client: Client, everything: Server) -> None:
+    with pytest.raises(RequestTimeout, match="simulate-research-query on server 'everything' did not finish"):
+        everything.call_tool("simulate-research-query", {"topic": "slow"}, timeout=1)
+    [record] = client.runtime.tasks.records()
+    cancelled_on_the_server(everything, record)
 
 
 def tasks_server(client: Client, *options: str) -> Server:

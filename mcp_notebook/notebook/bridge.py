@@ -311,6 +311,10 @@ class NotebookInteraction(Interaction):
 
     # -- OAuth login (asked from the background loop, shown in the waiting cell) --------
 
+    def can_stop(self, awaiting: bool) -> bool:
+        # A kernel with a frontend can be interrupted, and a task's card has Cancel.
+        return not choose_mode(self.mode_setting, in_async=awaiting).headless
+
     def can_login(self) -> bool:
         return not choose_mode(self.mode_setting, in_async=False).headless
 

@@ -22,6 +22,7 @@ from ..errors import (
     UnknownTool,
 )
 from ..runtime.client import Client, get_client
+from ..runtime.context import TASK_TIMEOUT
 from ..runtime.steps import drive
 from . import commands, display, notices
 from .bridge import NotebookInteraction
@@ -105,6 +106,12 @@ class MCPMagics(Magics):
     request_timeout = Float(
         60.0, allow_none=True, help="Seconds to wait for an answer (restarts on progress); None waits for ever."
     ).tag(config=True)
+    task_timeout = Float(
+        TASK_TIMEOUT,
+        allow_none=True,
+        help="Seconds a call the server runs as a task may take where nobody can stop it (a headless run) and the "
+        "call gave no timeout; then the task is cancelled. None waits for ever.",
+    ).tag(config=True)
     validate_arguments = Bool(True, help="Check tool arguments against the tool's schema before sending.").tag(
         config=True
     )
@@ -182,6 +189,7 @@ class MCPMagics(Magics):
     @observe(
         "startup_timeout",
         "request_timeout",
+        "task_timeout",
         "validate_arguments",
         "max_message_size",
         "connect_timeout",
@@ -212,6 +220,7 @@ class MCPMagics(Magics):
         settings = self.client.settings
         settings.startup_timeout = self.startup_timeout
         settings.request_timeout = self.request_timeout
+        settings.task_timeout = self.task_timeout
         settings.validate = self.validate_arguments
         settings.max_message_size = self.max_message_size
         settings.connect_timeout = self.connect_timeout

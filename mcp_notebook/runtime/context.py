@@ -33,6 +33,7 @@ class _Default:
         return "DEFAULT"
 
 
+TASK_TIMEOUT = 600.0  # Settings.task_timeout: a headless run never waits for ever on a task
 # A request's ``timeout`` when none is given: the server's configured one (None means "no limit").
 DEFAULT: Any = _Default()
 
@@ -51,9 +52,14 @@ class Settings:
         read_timeout: float | None = None,
         tls_verify: bool | str = True,
         history_size: int = HISTORY_SIZE,
+        task_timeout: float | None = TASK_TIMEOUT,
     ) -> None:
         self.startup_timeout = startup_timeout
         self.request_timeout = request_timeout
+        # How long a call the server runs as a task may take, start to end, where nobody can
+        # stop it (a headless run) and the call gave no timeout; None: no limit. A call's own
+        # timeout is its task's deadline everywhere.
+        self.task_timeout = task_timeout
         self.max_message_size = max_message_size  # a stdio line, an HTTP body, an SSE event
         self.validate = validate
         # Remote servers: connecting (and waiting for an answer to begin); silence on an
@@ -70,7 +76,7 @@ class Settings:
             f"Settings(startup_timeout={self.startup_timeout}, request_timeout={self.request_timeout}, "
             f"max_message_size={self.max_message_size}, validate={self.validate}, "
             f"connect_timeout={self.connect_timeout}, read_timeout={self.read_timeout}, "
-            f"tls_verify={self.tls_verify!r}, history_size={self.history_size})"
+            f"tls_verify={self.tls_verify!r}, history_size={self.history_size}, task_timeout={self.task_timeout})"
         )
 
 
@@ -175,4 +181,4 @@ class Runtime:
         return await self.interaction.alogin(request)
 
 
-__all__ = ["DEFAULT", "Runtime", "Settings"]
+__all__ = ["DEFAULT", "TASK_TIMEOUT", "Runtime", "Settings"]

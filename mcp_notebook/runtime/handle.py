@@ -10,6 +10,7 @@ blocking method and ``ax`` its awaitable one, differing only in their steps (ste
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -45,7 +46,7 @@ from .params import (
 )
 from .sessionlink import SessionLink
 from .steps import GrantedSteps, Steps, awaitable, blocking
-from .tasks import follow_call
+from .tasks import TaskDeadline, follow_call
 
 JSON = dict[str, Any]
 R = TypeVar("R")
@@ -281,6 +282,7 @@ class Server(ServerFacts):
         if plan.as_task:
             params["task"] = {}
         modern = plan.modern
+        started = time.monotonic()
         try:
             try:
                 raw = await steps.send(plan.link, "tools/call", params, timeout, plan.progress)
@@ -293,7 +295,8 @@ class Server(ServerFacts):
                 raw = await steps.send(plan.link, "tools/call", params, timeout, plan.progress)
             created = created_task(raw, modern) if modern or plan.as_task else None
             if created is not None:  # the server runs it as a task: followed to its end
-                follow = follow_call(self.runtime, self.connection, self.name, name, created, modern)
+                deadline = self._task_deadline(timeout, started, steps.awaiting)
+                follow = follow_call(self.runtime, self.connection, self.name, name, created, modern, deadline)
                 raw = await steps.run(follow, self.name)
         except RPCError as e:
             raise url_required(self.runtime.interaction, self.name, e, steps.awaiting) from None
@@ -302,6 +305,19 @@ class Server(ServerFacts):
         return finish(plan.server, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
+
+    def _task_deadline(self, timeout: float | None, started: float, awaiting: bool) -> TaskDeadline | None:
+        """A task's deadline: the call's own timeout, from its start, or the server's own
+        (its config's ``timeout``/``tool_timeout_sec``); without one, where nobody can stop
+        the call (a headless run), the ``task_timeout`` setting."""
+        if timeout is DEFAULT:
+            timeout = self.connection.config.request_timeout or DEFAULT
+        if timeout is not DEFAULT:
+            return None if timeout is None else TaskDeadline.after(started, timeout)
+        limit = self.runtime.settings.task_timeout
+        if limit is None or self.runtime.interaction.can_stop(awaiting):
+            return None
+        return TaskDeadline.after(started, limit, setting=True)
 
     async def _map(
         self,

@@ -9,7 +9,10 @@ with ``tasks/update``. Cancelling the work (Cancel, Ctrl-C, a cancelled await) s
 ``tasks/cancel`` and the task is recorded ``cancelled``; a failure while following it (an
 answer that makes no sense, input nobody here can give, the server refusing ``tasks/get``)
 is recorded ``failed``, and the server hears ``tasks/cancel`` only where it still runs a
-task nobody follows (not when it refused or could not be reached).
+task nobody follows (not when it refused or could not be reached). A task may have a
+deadline (``TaskDeadline``: the call's timeout, or where nobody can stop it the
+``task_timeout`` setting): when it passes, the server hears ``tasks/cancel``, the task is
+recorded ``cancelled`` and the call raises ``RequestTimeout`` naming it.
 """
 
 from __future__ import annotations
@@ -17,20 +20,54 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import time
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..core.protocol.rounds import failed
 from ..core.protocol.tasks import TaskRecord, carries_outcome
 from ..core.session.incoming import Handlers, answer_all
-from ..errors import MCPError, ProtocolError, RPCError
+from ..errors import MCPError, ProtocolError, RequestTimeout, RPCError
 from .context import Runtime
 
 JSON = dict[str, Any]
 Show = Callable[[str], None]  # shows a task's status line
 CANCEL_WAIT = 5.0  # seconds tasks/cancel may take when the work is being cancelled
 
-__all__ = ["CANCEL_WAIT", "TaskLink", "follow", "follow_call", "status_shower"]
+__all__ = ["CANCEL_WAIT", "TaskDeadline", "TaskLink", "follow", "follow_call", "status_shower"]
+
+
+@dataclass(frozen=True)
+class TaskDeadline:
+    """When following a task gives up: ``at`` on ``time.monotonic()``'s clock, ``seconds``
+    from the call's start; ``setting``: it is ``task_timeout``'s, not the call's own."""
+
+    at: float
+    seconds: float
+    setting: bool = False
+
+    @classmethod
+    def after(cls, started: float, seconds: float, setting: bool = False) -> TaskDeadline:
+        return cls(started + seconds, seconds, setting)
+
+    def left(self) -> float:
+        return self.at - time.monotonic()
+
+    def error(self, record: TaskRecord) -> RequestTimeout:
+        if self.setting:
+            limit = f"task_timeout ({self.seconds:g} s), the limit where nobody can stop a call"
+            hint = "give the call a timeout, or raise task_timeout (%config MCPMagics.task_timeout)"
+        else:
+            limit, hint = f"the call's timeout of {self.seconds:g} s", "give the call a longer timeout"
+        return RequestTimeout(
+            f"{record.tool} on server {record.server!r} did not finish within {limit}; its task "
+            f"{record.task_id[:40]} was cancelled (tasks/cancel, listed by %mcp tasks): {hint}"
+        )
+
+
+class _Expired(Exception):
+    """The task's deadline passed while it was followed."""
 
 
 class TaskLink(Protocol):
@@ -44,17 +81,42 @@ def status_shower(progress: Callable[[str, str, float, float | None, str | None]
     return lambda text: progress(record.server, record.tool, math.nan, None, text)
 
 
-async def follow_call(runtime: Runtime, link: TaskLink, server: str, tool: str, created: JSON, modern: bool) -> JSON:
+async def follow_call(
+    runtime: Runtime,
+    link: TaskLink,
+    server: str,
+    tool: str,
+    created: JSON,
+    modern: bool,
+    deadline: TaskDeadline | None = None,
+) -> JSON:
     """Follow the task a server made of a ``tools/call`` (``created``) to its end, kept for
     ``%mcp tasks``, its status shown where the interaction shows progress (on the loop)."""
     record = runtime.tasks.add(TaskRecord.start(server, tool, created, modern))
     interaction = runtime.interaction
     show = status_shower(interaction.progress, record) if interaction.shows_progress else None
-    return await follow(link, record, created, runtime.handlers, show)
+    return await follow(link, record, created, runtime.handlers, show, deadline)
 
 
-async def follow(link: TaskLink, record: TaskRecord, task: JSON, handlers: Handlers, show: Show | None = None) -> JSON:
-    """Poll the task (``task``: as created) until it ends; return what the call would have returned."""
+async def follow(
+    link: TaskLink,
+    record: TaskRecord,
+    task: JSON,
+    handlers: Handlers,
+    show: Show | None = None,
+    deadline: TaskDeadline | None = None,
+) -> JSON:
+    """Poll the task (``task``: as created) until it ends, or its ``deadline``; return what
+    the call would have returned."""
+
+    def wait_at_most(seconds: float) -> float:
+        if deadline is None:
+            return seconds
+        left = deadline.left()
+        if left <= 0:
+            raise _Expired
+        return min(seconds, left)
+
     result: asyncio.Future[JSON] | None = None  # 2025-11-25: tasks/result, once asked
     polled = False  # whether ``task`` came from tasks/get (a created task may leave its outcome to it)
     tell_server = True  # whether a failure here leaves the server running a task nobody follows
@@ -66,22 +128,45 @@ async def follow(link: TaskLink, record: TaskRecord, task: JSON, handlers: Handl
                 if record.terminal and (polled or carries_outcome(task)):
                     return record.final(task)
                 if record.status == "input_required":
-                    await _answer(link, record, handlers, task)
+                    answering = _answer(link, record, handlers, task)
+                    if deadline is None:
+                        await answering
+                    else:
+                        try:
+                            await asyncio.wait_for(answering, wait_at_most(math.inf))
+                        except asyncio.TimeoutError:
+                            raise _Expired from None
             elif result is None and record.status != "working":
                 # The server's questions arrive while tasks/result waits (and the result with it).
                 result = asyncio.ensure_future(link.request("tasks/result", {"taskId": record.task_id}, None))
             if result is not None:
-                await asyncio.wait([result], timeout=record.poll_delay())
+                await asyncio.wait([result], timeout=wait_at_most(record.poll_delay()))
                 if result.done():
                     return _legacy_outcome(record, result)
             elif not record.terminal:
-                await asyncio.sleep(record.poll_delay())
+                await asyncio.sleep(wait_at_most(record.poll_delay()))
             tell_server = False  # its refusal (or silence) is the server's own word
-            task = await link.request("tasks/get", {"taskId": record.task_id})
+            if deadline is None:
+                task = await link.request("tasks/get", {"taskId": record.task_id})
+            else:
+                try:
+                    task = await link.request("tasks/get", {"taskId": record.task_id}, wait_at_most(math.inf))
+                except RequestTimeout:
+                    if deadline.left() > 0:
+                        raise
+                    raise _Expired from None
             tell_server = polled = True
             if not isinstance(task, dict):
                 raise ProtocolError(f"{record.server}: tasks/get answered with {type(task).__name__}")
             record.update(task)
+    except _Expired:
+        assert deadline is not None  # only a deadline expires
+        if result is not None:
+            result.cancel()
+        record.message = f"not finished within {deadline.seconds:g} s"
+        await _cancel(link, record)
+        record.status = "cancelled"
+        raise deadline.error(record) from None
     except Exception as error:
         # Following failed here: the call raises it, the task is recorded failed.
         if result is not None:

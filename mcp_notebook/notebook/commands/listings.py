@@ -35,10 +35,11 @@ def _gather(ctx: Context, opts: Any, capability: str, fetch: Callable[[Server, b
     """
 Columns: server, name, title, description, arguments (required ones end in *), read_only,
 destructive, idempotent, open_world (the server's hints, untrusted; <NA> when not given),
-qualified_name. --search keeps tools whose name, title or description contains TEXT
-(or matches it as a glob: 'get-*').
+qualified_name. --search keeps tools whose name, title or description, or one of whose
+arguments' names or descriptions, contains TEXT (or whose name matches it as a glob: 'get-*').
   tools = %mcp tools
   %mcp tools everything --search sum
+  %mcp tools demo --search body
 """,
 )
 def tools(ctx: Context, tokens: list[str]) -> Any:
@@ -50,15 +51,22 @@ def tools(ctx: Context, tokens: list[str]) -> Any:
             ctx.out(f"⚠ {notice}")  # once: the next listing that drops tools says it again
     if opts.search:
         needle = opts.search.lower()
-        found = [
-            t
-            for t in found
-            if needle in f"{t.name}\n{t.title or ''}\n{t.description or ''}".lower()
-            or fnmatch.fnmatch(t.name.lower(), needle)
-        ]
+        found = [t for t in found if needle in _searched(t) or fnmatch.fnmatch(t.name.lower(), needle)]
     from ..tables import tools_frame
 
     return tools_frame(found)
+
+
+def _searched(tool: Any) -> str:
+    """What --search looks in: the tool's name, title and description, and each argument's
+    name, title and description (``body`` finds ``min_body_mass_g``)."""
+    parts = [tool.name, tool.title or "", tool.description or ""]
+    properties = tool.input_schema.get("properties")
+    for name, schema in properties.items() if isinstance(properties, dict) else ():
+        parts.append(str(name))
+        if isinstance(schema, dict):
+            parts += [str(schema.get("title") or ""), str(schema.get("description") or "")]
+    return "\n".join(parts).lower()
 
 
 @command("resources [SERVER] [--refresh]", "a table of resources", "  %mcp resources everything")

@@ -164,6 +164,12 @@ class Interaction:
     def app_not_shown(self, server: str, tool: str, uri: str, why: str) -> None:
         """A call of a tool with a view, where the view does not show: say so, in a line."""
 
+    def can_stop(self, awaiting: bool) -> bool:
+        """Whether a person here can stop a call that goes on (a Cancel button, an
+        interrupt, Ctrl-C on a terminal); where nobody can, a task's wait has a deadline
+        (``Settings.task_timeout``). ``awaiting``: the call is awaited."""
+        return False
+
     def can_login(self) -> bool:
         """Whether ``alogin`` can reach a person now (by default: whether it is defined)."""
         return type(self).alogin is not Interaction.alogin
@@ -235,6 +241,9 @@ class ConsoleInteraction(Interaction):
             return await asyncio.get_running_loop().run_in_executor(None, ask)
         finally:
             wake.set()
+
+    def can_stop(self, awaiting: bool) -> bool:
+        return stdin_is_terminal()  # Ctrl-C; `python x.py < /dev/null` under cron: nobody
 
     def can_login(self) -> bool:
         return stdin_is_terminal()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import os
 import re
 import shlex
@@ -26,6 +27,7 @@ from .pipes import PipeReader, PipeWriter
 STDERR_LINES = 500
 EXIT_GRACE = 5.0  # after stdout closed, for the process's exit (its code and last stderr lines)
 DRAIN_GRACE = 0.5  # after it exited, for its pipes to drain (a grandchild may hold them open)
+EXEC_FAILED_EXIT = 2.0  # for the launcher to exit after it reported that the exec failed
 STDERR_LINE_CHARS = 2000
 DIAGNOSTIC_LINES = 100
 
@@ -68,6 +70,7 @@ class StdioParameters:
 class _PipeProtocol(asyncio.SubprocessProtocol):
     def __init__(self, owner: StdioTransport) -> None:
         self._owner = owner
+        self.exited = asyncio.Event()  # the process ended and asyncio's watcher reaped it
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         self._owner._feed_stderr(data)  # stdout is ours (PipeReader), only stderr comes here
@@ -75,6 +78,7 @@ class _PipeProtocol(asyncio.SubprocessProtocol):
     # Nothing to report for a process whose start failed (the launcher could not exec).
 
     def process_exited(self) -> None:
+        self.exited.set()
         if self._owner._proc is not None:
             self._owner._process_exited()
 
@@ -201,9 +205,10 @@ class StdioTransport(BlockingTransport):
             env = launcher.environment(env)
             options = {"preexec_fn": _LAUNCHED, "pass_fds": (theirs.fileno(),)}
         proc: asyncio.SubprocessTransport | None = None
+        protocol = _PipeProtocol(self)
         try:
             proc, _ = await loop.subprocess_exec(
-                lambda: _PipeProtocol(self),
+                lambda: protocol,
                 *argv,
                 stdin=stdin,
                 stdout=stdout,
@@ -218,10 +223,16 @@ class StdioTransport(BlockingTransport):
                 theirs.close()
                 self.pid = launcher.parse_report(await _read_report(loop, self._lifeline))
             return proc
-        except BaseException:
+        except BaseException as error:
             self._close_lifeline()
             self._proc = None
             if proc is not None:
+                if isinstance(error, OSError):
+                    # The launcher could not exec the command and exits by itself. Closing
+                    # first would reap it behind asyncio's child watcher, which then logs
+                    # "Unknown child process pid N" into the person's cell.
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(protocol.exited.wait(), EXEC_FAILED_EXIT)
                 proc.close()
             raise
         finally:
