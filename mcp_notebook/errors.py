@@ -9,6 +9,7 @@
     ├── UnknownPrompt        the server has no prompt of that name
     ├── NotConnected         the server is not connected (failed, closed, connecting)
     ├── ToolDenied           a person (or the approval policy) said no; nothing was sent
+    │   └── ToolExcluded     the server's tool lists (enabledTools, disabledTools) leave it out
     ├── TransportError       the connection itself failed
     │   ├── NotSent          the server could not be reached (refused, no such host): nothing was sent
     │   ├── StartupError     the server could not be started or did not initialize
@@ -48,6 +49,7 @@ __all__ = [
     "UnknownPrompt",
     "NotConnected",
     "ToolDenied",
+    "ToolExcluded",
     "TransportError",
     "NotSent",
     "StartupError",
@@ -145,6 +147,10 @@ class ToolDenied(MCPError):
     """``unanswered``: denied because nobody could answer (the headless policy), not by a person or a list."""
 
     unanswered = False
+
+
+class ToolExcluded(ToolDenied):
+    pass
 
 
 class TransportError(MCPError):

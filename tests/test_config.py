@@ -578,13 +578,21 @@ def test_the_quick_yes_never_passes_what_the_schema_refuses() -> None:
         names, transports, commands, urls, protocols, seconds
     ):
         fields = {"name": name, "transport": transport, "command": command, "url": url, "protocol": protocol,
-                  "startup_timeout": timeout, "request_timeout": None}  # fmt: skip
+                  "startup_timeout": timeout, "request_timeout": None, "enabled_tools": None,
+                  "disabled_tools": []}  # fmt: skip
         if configschema.plainly_valid(fields):
             yes += 1
             assert validator.is_valid(fields), fields
         if configschema.plain_name(name):
             assert jsonschema.Draft202012Validator(configschema.SERVER_NAME).is_valid({"name": name}), name
     assert yes > 100  # it does say yes to the usual configs
+    lists = [None, [], ["get-*"], ["a", "b"], [""], "get-*", [1], [None], ("a",)]
+    for enabled, disabled in itertools.product(lists, lists):
+        fields = {"name": "s", "transport": "stdio", "command": "node", "url": None, "protocol": "auto",
+                  "startup_timeout": None, "request_timeout": None, "enabled_tools": enabled,
+                  "disabled_tools": disabled}  # fmt: skip
+        if configschema.plainly_valid(fields):
+            assert validator.is_valid(fields), fields
 
 
 def test_adding_a_server_from_python_does_not_import_jsonschema() -> None:

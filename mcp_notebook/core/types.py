@@ -39,9 +39,11 @@ class Tool:
     output_schema: JSON | None = field(repr=False)
     annotations: JSON = field(repr=False)
     raw: JSON = field(repr=False)
+    # Why the server's tool lists leave it out (the setting and where), or None: it is used.
+    excluded: str | None = field(default=None, repr=False)
 
     @classmethod
-    def from_raw(cls, server: str, qualified_name: str, raw: JSON) -> Tool:
+    def from_raw(cls, server: str, qualified_name: str, raw: JSON, excluded: str | None = None) -> Tool:
         annotations = raw.get("annotations") or {}
         return cls(
             server=server,
@@ -53,6 +55,7 @@ class Tool:
             output_schema=raw.get("outputSchema"),
             annotations=annotations,
             raw=raw,
+            excluded=excluded,
         )
 
     # Hints as the spec defines their defaults when absent. They are untrusted.

@@ -183,6 +183,8 @@ class Client:
         startup_timeout: float | None = None,
         request_timeout: float | None = None,
         protocol: str = "auto",
+        enabled_tools: Sequence[str] | None = None,
+        disabled_tools: Sequence[str] = (),
         connect: bool = True,
     ) -> Server:
         """Register a server (replacing one of the same name) and connect to it.
@@ -195,6 +197,9 @@ class Client:
         (``sys.executable``). ``startup_timeout`` and ``request_timeout`` (seconds) override
         the Settings for this server. ``protocol``: ``auto`` (ask the server, prefer
         2026-07-28), ``legacy`` (the initialize handshake) or one dated version.
+        ``enabled_tools`` (only these are used; None: all) and ``disabled_tools`` (never
+        these): tool names or globs (``"get-*"``); a tool left out is not listed, not in
+        ``server.tools``, ``tool_schemas()`` or a map, and calling it raises ToolExcluded.
         """
         check_server_name(name)
         config = ServerConfig(
@@ -210,6 +215,8 @@ class Client:
             startup_timeout=startup_timeout,
             request_timeout=request_timeout,
             protocol=protocol,
+            enabled_tools=None if enabled_tools is None else list(enabled_tools),
+            disabled_tools=list(disabled_tools),
         )
         return await self._add_config(steps, config, connect=connect)
 

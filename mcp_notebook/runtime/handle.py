@@ -115,10 +115,15 @@ class Server(ServerFacts):
 
     # -- listings ----------------------------------------------------------------------
 
-    async def _list_tools(self, steps: Steps, *, refresh: bool = False) -> list[Tool]:
+    async def _list_tools(self, steps: Steps, *, refresh: bool = False, all: bool = False) -> list[Tool]:
+        """The tools, but those the server's tool lists leave out (``all=True``: those too,
+        each with ``excluded`` saying why)."""
         raws = await steps.run(self.connection.listing("tools", refresh), self.name)
-        names = self.runtime.tool_names
-        return [Tool.from_raw(self.name, names.add(self.name, raw.get("name", "")), raw) for raw in raws]
+        names, config = self.runtime.tool_names, self.connection.config
+        tools = [
+            Tool.from_raw(self.name, names.add(self.name, r.get("name", "")), r, config.tool_excluded(r)) for r in raws
+        ]
+        return tools if all else [tool for tool in tools if tool.excluded is None]
 
     async def _list_resources(self, steps: Steps, *, refresh: bool = False) -> list[Resource]:
         raws = await steps.run(self.connection.listing("resources", refresh), self.name)
@@ -251,6 +256,7 @@ class Server(ServerFacts):
         """A call's per-tool step: what every call of ``name`` shares (see calls.py).
         ``bar``: a call's progress shows as its bar (a map's rows do not: the map has one)."""
         runtime = self.runtime
+        self.connection.config.check_tool(name)
         check = runtime.settings.validate if validate is None else validate
         tool = self._cached_tool(name)
         if tool is None and (
@@ -295,7 +301,8 @@ class Server(ServerFacts):
                 raw = await steps.send(plan.link, "tools/call", params, timeout, plan.progress)
             created = created_task(raw, modern) if modern or plan.as_task else None
             if created is not None:  # the server runs it as a task: followed to its end
-                deadline = self._task_deadline(timeout, started, steps.awaiting)
+                own = self.connection.config.request_timeout
+                deadline = TaskDeadline.for_call(self.runtime, timeout, own, started, steps.awaiting)
                 follow = follow_call(self.runtime, self.connection, self.name, name, created, modern, deadline)
                 raw = await steps.run(follow, self.name)
         except RPCError as e:
@@ -305,19 +312,6 @@ class Server(ServerFacts):
         return finish(plan.server, name, raw, output_error)
 
     call_tool, acall_tool = blocking(_call_tool), awaitable(_call_tool)
-
-    def _task_deadline(self, timeout: float | None, started: float, awaiting: bool) -> TaskDeadline | None:
-        """A task's deadline: the call's own timeout, from its start, or the server's own
-        (its config's ``timeout``/``tool_timeout_sec``); without one, where nobody can stop
-        the call (a headless run), the ``task_timeout`` setting."""
-        if timeout is DEFAULT:
-            timeout = self.connection.config.request_timeout or DEFAULT
-        if timeout is not DEFAULT:
-            return None if timeout is None else TaskDeadline.after(started, timeout)
-        limit = self.runtime.settings.task_timeout
-        if limit is None or self.runtime.interaction.can_stop(awaiting):
-            return None
-        return TaskDeadline.after(started, limit, setting=True)
 
     async def _map(
         self,

@@ -29,7 +29,7 @@ from ..core.protocol.rounds import failed
 from ..core.protocol.tasks import TaskRecord, carries_outcome
 from ..core.session.incoming import Handlers, answer_all
 from ..errors import MCPError, ProtocolError, RequestTimeout, RPCError
-from .context import Runtime
+from .context import DEFAULT, Runtime
 
 JSON = dict[str, Any]
 Show = Callable[[str], None]  # shows a task's status line
@@ -48,8 +48,20 @@ class TaskDeadline:
     setting: bool = False
 
     @classmethod
-    def after(cls, started: float, seconds: float, setting: bool = False) -> TaskDeadline:
-        return cls(started + seconds, seconds, setting)
+    def for_call(
+        cls, runtime: Runtime, timeout: float | None, own: float | None, started: float, awaiting: bool
+    ) -> TaskDeadline | None:
+        """The deadline of a call's task: the call's ``timeout``, else the server's ``own``
+        (its config's ``timeout``/``tool_timeout_sec``), from the call's start; with
+        neither, where nobody can stop the call (a headless run), ``task_timeout``."""
+        if timeout is DEFAULT:
+            timeout = own or DEFAULT
+        if timeout is not DEFAULT:
+            return None if timeout is None else cls(started + timeout, timeout)
+        limit = runtime.settings.task_timeout
+        if limit is None or runtime.interaction.can_stop(awaiting):
+            return None
+        return cls(started + limit, limit, setting=True)
 
     def left(self) -> float:
         return self.at - time.monotonic()

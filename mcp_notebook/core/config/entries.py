@@ -109,6 +109,10 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
             entry["timeout"] = round(config.request_timeout * 1000)  # Claude Code's key, in milliseconds
         else:
             entry["tool_timeout_sec"] = config.request_timeout
+    if config.enabled_tools is not None:
+        entry["enabledTools"] = list(config.enabled_tools)
+    if config.disabled_tools:
+        entry["disabledTools"] = list(config.disabled_tools)
     return entry, secrets.missing()
 
 

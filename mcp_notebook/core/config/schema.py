@@ -60,6 +60,11 @@ def _seconds(message: str) -> Schema:
 
 # -- a server in a file ----------------------------------------------------------------------
 
+_PATTERNS = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "message": "{at}: must be a tool name or glob pattern"},
+    "message": "{at}: must be a list of tool names or glob patterns",
+}
 _TRANSPORT = {
     "enum": [*TRANSPORTS, *TRANSPORT_ALIASES],
     "message": "{at}: unknown transport {value!r}; use stdio, http or sse",
@@ -74,6 +79,8 @@ _COMMON = {
     "timeout": _FILE_SECONDS,
     "startup_timeout_sec": _FILE_SECONDS,
     "tool_timeout_sec": _FILE_SECONDS,
+    # The tools used (globs): ours in camelCase, Codex's in snake_case.
+    **{key: _PATTERNS for key in ("enabledTools", "disabledTools", "enabled_tools", "disabled_tools")},
 }
 _STRING = {"type": "string", "message": "{at}: must be a string, not {type}"}
 _OPTIONAL_STRING = {**_STRING, "type": ["string", "null"]}
@@ -182,6 +189,8 @@ SERVER_CONFIG = {  # checks vars(config): the fields, all there
         "startup_timeout": _PYTHON_SECONDS,
         "request_timeout": _PYTHON_SECONDS,
         "protocol": {"enum": list(PROTOCOL_CHOICES), "message": _ITS + "unknown protocol {value!r}; use " + _PROTOCOLS},
+        "enabled_tools": {**_PATTERNS, "type": ["array", "null"], "message": _ITS + "{key} must be a list of names"},
+        "disabled_tools": {**_PATTERNS, "message": _ITS + "{key} must be a list of names"},
     },
     "allOf": [
         {
@@ -230,6 +239,10 @@ def plain_name(name: Any) -> bool:
     return isinstance(name, str) and _NAME_MATCH(name) is not None
 
 
+def _names(patterns: Any) -> bool:
+    return type(patterns) is list and all(type(p) is str and p for p in patterns)
+
+
 def plainly_valid(fields: dict[str, Any]) -> bool:
     """True only for ServerConfig fields SERVER_CONFIG passes."""
     transport, protocol = fields["transport"], fields["protocol"]
@@ -245,4 +258,6 @@ def plainly_valid(fields: dict[str, Any]) -> bool:
             t is None or (type(t) in (int, float) and t > 0)
             for t in (fields["startup_timeout"], fields["request_timeout"])
         )
+        and (fields["enabled_tools"] is None or _names(fields["enabled_tools"]))
+        and _names(fields["disabled_tools"])
     )

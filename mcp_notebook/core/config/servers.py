@@ -12,6 +12,7 @@ checked by configcheck.check; this module reads what passed."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError, ConfigWarning
+from ...errors import ConfigError, ConfigWarning, ToolExcluded
 from ..safety.redact import redact_args, redact_mapping, redact_url
 from .check import check
 from .schema import (
@@ -37,6 +38,7 @@ from .schema import (
     plainly_valid,
 )
 
+JSON = dict[str, Any]
 _VAR = re.compile(r"\$\{([^}]*)\}")
 
 
@@ -63,10 +65,36 @@ class ServerConfig:
     protocol: str = "auto"
     # Where it came from: "kernel" (added here), "user", "project", "local" or a file's path.
     source: str = "kernel"
+    # The tools used, as names or globs: only those enabled (None: all), none disabled.
+    enabled_tools: list[str] | None = None
+    disabled_tools: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not plainly_valid(vars(self)):  # (jsonschema only for one that may be wrong: slow to import)
             check(vars(self), SERVER_CONFIG)
+
+    def tool_excluded(self, tool: str | JSON) -> str | None:
+        """Why ``tool`` (a name, or a listing's entry) is left out: the setting and where it
+        is; None if it is used."""
+        name = tool.get("name") if isinstance(tool, dict) else tool
+        if not isinstance(name, str):
+            return None
+        where = "%mcp add" if self.source == "kernel" else self.source
+        for pattern in self.disabled_tools:
+            if fnmatch.fnmatchcase(name, pattern):
+                return f"disabledTools {pattern!r} ({where})"
+        if self.enabled_tools is not None and not any(fnmatch.fnmatchcase(name, p) for p in self.enabled_tools):
+            return f"enabledTools {self.enabled_tools!r} ({where}), which it is not in"
+        return None
+
+    def check_tool(self, tool: str) -> None:
+        """ToolExcluded if the tool lists leave ``tool`` out: nothing is sent."""
+        excluded = self.tool_excluded(tool)
+        if excluded is not None:
+            raise ToolExcluded(
+                f"tool {tool!r} of server {self.name!r} is left out by {excluded}; "
+                f"%mcp tools {self.name} --all lists what is left out"
+            )
 
     @property
     def executable(self) -> str | None:
@@ -107,6 +135,10 @@ class ServerConfig:
                 parts.append(f"{key}={getattr(self, key)!r}")
         if self.protocol != "auto":
             parts.append(f"protocol={self.protocol!r}")
+        if self.enabled_tools is not None:
+            parts.append(f"enabled_tools={self.enabled_tools!r}")
+        if self.disabled_tools:
+            parts.append(f"disabled_tools={self.disabled_tools!r}")
         if self.source != "kernel":
             parts.append(f"source={self.source!r}")
         return f"ServerConfig({', '.join(parts)})"
@@ -215,9 +247,10 @@ def _kind(entry: dict[str, Any]) -> str:
 
 
 def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
-    """disabled, protocol and the per-server timeouts: Claude Code's ``timeout``
-    (milliseconds, the request timeout) and Codex's ``startup_timeout_sec`` and
-    ``tool_timeout_sec``."""
+    """disabled, protocol, the per-server timeouts (Claude Code's ``timeout``, in
+    milliseconds, the request timeout; Codex's ``startup_timeout_sec`` and
+    ``tool_timeout_sec``) and the tools used (``enabledTools``/``disabledTools``, or
+    Codex's ``enabled_tools``/``disabled_tools``)."""
     out: dict[str, Any] = {"disabled": entry.get("disabled", False), "protocol": entry.get("protocol", "auto")}
     timeout = entry.get("timeout")
     if timeout is not None:
@@ -232,6 +265,11 @@ def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
     for key, name in (("startup_timeout_sec", "startup_timeout"), ("tool_timeout_sec", "request_timeout")):
         if entry.get(key) is not None:
             out[name] = float(entry[key])
+    for ours, codex, name in (("enabledTools", "enabled_tools", "enabled_tools"),
+                              ("disabledTools", "disabled_tools", "disabled_tools")):  # fmt: skip
+        patterns = entry.get(ours, entry.get(codex))
+        if patterns is not None:
+            out[name] = list(patterns)
     return out
 
 

@@ -18,8 +18,9 @@ def _listing(sub: str, tokens: list[str], search: bool = False) -> Any:
     parser = Parser(sub)
     parser.add_argument("server", nargs="?")
     parser.add_argument("--refresh", action="store_true")
-    if search:
+    if search:  # tools
         parser.add_argument("--search")
+        parser.add_argument("--all", action="store_true")
     return parser.parse(tokens)
 
 
@@ -30,13 +31,15 @@ def _gather(ctx: Context, opts: Any, capability: str, fetch: Callable[[Server, b
 
 
 @command(
-    "tools [SERVER] [--search TEXT] [--refresh]",
+    "tools [SERVER] [--search TEXT] [--all] [--refresh]",
     "a table of tools (all connected servers, or one)",
     """
 Columns: server, name, title, description, arguments (required ones end in *), read_only,
 destructive, idempotent, open_world (the server's hints, untrusted; <NA> when not given),
 qualified_name. --search keeps tools whose name, title or description, or one of whose
 arguments' names or descriptions, contains TEXT (or whose name matches it as a glob: 'get-*').
+--all also lists the tools a server's tool lists leave out (%mcp add --tools/--exclude-tools,
+enabledTools/disabledTools in a config file), with an "excluded" column saying which setting.
   tools = %mcp tools
   %mcp tools everything --search sum
   %mcp tools demo --search body
@@ -44,7 +47,7 @@ arguments' names or descriptions, contains TEXT (or whose name matches it as a g
 )
 def tools(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("tools", tokens, search=True)
-    found = _gather(ctx, opts, "tools", lambda s, refresh: s.list_tools(refresh=refresh))
+    found = _gather(ctx, opts, "tools", lambda s, refresh: s.list_tools(refresh=refresh, all=opts.all))
     for server in connected_servers(ctx, opts.server):
         notice = server.dropped_tools_notice()
         if notice:
@@ -54,7 +57,10 @@ def tools(ctx: Context, tokens: list[str]) -> Any:
         found = [t for t in found if needle in _searched(t) or fnmatch.fnmatch(t.name.lower(), needle)]
     from ..tables import tools_frame
 
-    return tools_frame(found)
+    frame = tools_frame(found)
+    if opts.all:
+        frame["excluded"] = [t.excluded for t in found]
+    return frame
 
 
 def _searched(tool: Any) -> str:

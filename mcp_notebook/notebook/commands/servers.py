@@ -37,6 +37,8 @@ Options (before the -- for a stdio server):
   --protocol P        the protocol era: auto (default: ask with server/discover, prefer
                       2026-07-28, else the initialize handshake), legacy (initialize only), or
                       one version: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05
+  --tools A,B         use only these tools (names or globs: 'get-*'); the others are left out
+  --exclude-tools C   never use these (names or globs); %mcp tools NAME --all shows what is left out
   --save [SCOPE]      also save it, to load in later kernels with %mcp load: project (default:
                       ./.mcp.json, shared with the project), user (yours, every project) or
                       local (yours, this project only). Secrets are saved as ${VAR} references.
@@ -61,6 +63,7 @@ Adding a name that exists replaces that server. Examples:
   %mcp add demo --save -- python -m mcp_notebook.demo
   %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN --save user
   %mcp add time --protocol legacy -- mcp-server-time
+  %mcp add everything --tools 'get-*,echo' --exclude-tools get-env -- npx -y @modelcontextprotocol/server-everything
 """,
 )
 def add(ctx: Context, tokens: list[str]) -> Deferred:
@@ -75,6 +78,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
         parser.add_argument("--cwd")
         parser.add_argument("--timeout", type=float)
         _protocol_option(parser)
+        _tools_options(parser)
         _save_option(parser)
         opts = parser.parse(head)
         env = key_value_option(opts.env, "--env")
@@ -88,6 +92,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
             startup_timeout=opts.timeout,
             protocol=opts.protocol,
             source=opts.save or "kernel",
+            **_tools_lists(opts),
         )
         return _connect(ctx, config, opts.save)
     parser = Parser("add")
@@ -103,6 +108,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
     parser.add_argument("--redirect-port", type=int)
     parser.add_argument("--timeout", type=float)
     _protocol_option(parser)
+    _tools_options(parser)
     _save_option(parser)
     opts = parser.parse(tokens)
     opts.url = expand_text(opts.url, ctx.namespace)  # $url and {expr} work here too
@@ -139,6 +145,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
         startup_timeout=opts.timeout,
         protocol=opts.protocol,
         source=opts.save or "kernel",
+        **_tools_lists(opts),
     )
     return _connect(ctx, config, opts.save, refs)
 
@@ -146,6 +153,23 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
 def _protocol_option(parser: Parser) -> None:
     # argparse's error names the choices: one UsageError line for a bad value.
     parser.add_argument("--protocol", default="auto", choices=PROTOCOL_CHOICES, metavar="P")
+
+
+def _tools_options(parser: Parser) -> None:
+    parser.add_argument("--tools", metavar="A,B")
+    parser.add_argument("--exclude-tools", metavar="C")
+
+
+def _tools_lists(opts: Any) -> dict[str, Any]:
+    """ServerConfig's enabled_tools and disabled_tools from --tools and --exclude-tools."""
+
+    def names(value: str) -> list[str]:
+        return [name.strip() for name in value.split(",") if name.strip()]
+
+    return {
+        "enabled_tools": None if opts.tools is None else names(opts.tools),
+        "disabled_tools": names(opts.exclude_tools or ""),
+    }
 
 
 def _save_option(parser: Parser) -> None:
