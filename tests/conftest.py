@@ -28,9 +28,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # whole modules handed out (--dist loadfile), a long one started last would run alone at
 # the end while the other workers wait.
 FIRST = [
-    "test_notebooks.py", "test_conformance.py", "test_browser.py", "test_voila.py", "test_wheel.py",
-    "test_tasks.py", "test_tasks_kernel.py", "test_remote.py", "test_modern_http.py", "test_history.py",
-    "test_terminal.py", "test_apps_browser.py", "test_apps.py",
+    "test_notebooks.py", "test_conformance.py", "test_browser.py", "test_apps_browser.py", "test_voila.py",
+    "test_tasks.py", "test_terminal.py", "test_wheel.py", "test_dask.py", "test_tasks_kernel.py",
+    "test_remote.py", "test_modern_http.py", "test_history.py", "test_apps.py",
 ]  # fmt: skip
 
 
