@@ -271,3 +271,29 @@ def test_config_protocol_key_is_checked() -> None:
         parse_config({"mcpServers": {"a": {"command": "x", "protocol": "2026"}}})
     with pytest.raises(ConfigError, match="no legacy SSE transport"):
         parse_config({"mcpServers": {"a": {"type": "sse", "url": "https://x.example/sse", "protocol": "2026-07-28"}}})
+
+
+def test_a_tool_that_asks_the_2025_way_says_how_to_connect_it_and_works_after_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The official SDK's server, dual-era, with a tool that asks through ctx.elicit (a
+    server-initiated request): on a 2026-07-28 connection the SDK cannot send it, and says
+    so in its own words. Our error adds the way out, and %mcp restart --protocol legacy
+    takes it."""
+    with in_notebook_folder(tmp_path, tmp_path / "user", monkeypatch) as shell:
+        run(shell, f"%mcp add booking -- {sys.executable} {SERVERS / 'sdk_modern.py'}")
+        server = get_client()["booking"]
+        assert server.protocol_version == "2026-07-28"
+        with pytest.raises(RPCError) as raised:
+            server.call_tool("ask_the_old_way")
+        said = str(raised.value)
+        assert "no back-channel for server-initiated requests" in said  # the server's own words
+        assert "connect booking in that era: %mcp restart booking --protocol legacy" in said
+        assert "\n" not in said
+        run(shell, "%mcp restart booking --protocol legacy")
+        assert server.protocol_version == "2025-11-25" and server.config.protocol == "legacy"
+        handlers = get_client().runtime.handlers
+        monkeypatch.setattr(handlers, "elicitation", lambda params: {"action": "decline"})
+        assert server.call_tool("ask_the_old_way").text == "asked: decline"  # its question reached us
+        with pytest.raises(UsageError, match="argument --protocol: invalid choice"):
+            run(shell, "%mcp restart booking --protocol 1999")

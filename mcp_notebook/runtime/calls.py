@@ -19,7 +19,7 @@ from ..errors import RPCError
 from .asking.interaction import Interaction
 from .steps import Link
 
-__all__ = ["Finish", "ToolPlan", "call_progress", "url_required"]
+__all__ = ["Finish", "ToolPlan", "call_progress", "legacy_asker", "url_required"]
 
 JSON = dict[str, Any]
 R = TypeVar("R")
@@ -75,4 +75,24 @@ def url_required(interaction: Interaction, server: str, error: RPCError, awaitin
     )
     return RPCError(
         error.code, f"{server} needs you to complete a step in your browser first ({urls}); then call again", error.data
+    )
+
+
+# What servers say when a tool asks the client mid-call with a request of its own (the
+# 2025-11-25 way: ctx.elicit, ctx.sample) on a 2026-07-28 connection, which cannot carry one:
+# the official SDK's words, and fastmcp's.
+_NO_BACK_CHANNEL = ("no back-channel for server-initiated requests", "server-initiated requests is unavailable")
+
+
+def legacy_asker(server: str, error: RPCError) -> RPCError:
+    """A 2026-07-28 call that failed because the tool asks the client the 2025-11-25 way:
+    say how to connect the server in that era; another error as it is."""
+    if not any(words in error.message for words in _NO_BACK_CHANNEL):
+        return error
+    return RPCError(
+        error.code,
+        f"{error.message}: this tool asks mid-call in the 2025-11-25 way, which a 2026-07-28 connection cannot "
+        f"carry; connect {server} in that era: %mcp restart {server} --protocol legacy "
+        f"(server.restart(protocol='legacy'); --protocol legacy --save keeps it)",
+        error.data,
     )

@@ -12,6 +12,7 @@ Everything here that awaits runs on the background loop.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -272,7 +273,10 @@ class Connection:
         if session is not None:
             await session.close()
 
-    async def restart(self) -> None:
+    async def restart(self, protocol: str | None = None) -> None:
+        """Close and connect again; ``protocol``: in that era from now on (this kernel)."""
+        if protocol is not None:
+            self.config = dataclasses.replace(self.config, protocol=protocol)  # checked as any config is
         await self.close()
         await self.connect()
 

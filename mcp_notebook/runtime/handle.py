@@ -28,7 +28,7 @@ from .asking.interaction import VIEW_CALL, AppCall
 from .asking.progress import MapProgress
 from .bulk.rows import RowSource, every_row, parameters
 from .bulk.run import GRACE_S, MapRun, OnError, check_explode, check_options, displayed, map_frame, result_fields
-from .calls import Finish, ToolPlan, call_progress, url_required
+from .calls import Finish, ToolPlan, call_progress, legacy_asker, url_required
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .facts import ServerFacts
@@ -83,9 +83,9 @@ class Server(ServerFacts):
         """Close the connection (the server stays registered; ``restart`` reconnects)."""
         await steps.run(self.connection.close(), self.name)
 
-    async def _restart(self, steps: Steps) -> Server:
-        """Close the connection and connect again."""
-        await steps.run(self.connection.restart(), self.name)
+    async def _restart(self, steps: Steps, protocol: str | None = None) -> Server:
+        """Close the connection and connect again; ``protocol``: in that era from now on."""
+        await steps.run(self.connection.restart(protocol), self.name)
         return self
 
     async def _login(self, steps: Steps, scopes: str | None = None) -> Server:
@@ -306,7 +306,8 @@ class Server(ServerFacts):
                 follow = follow_call(self.runtime, self.connection, self.name, name, created, modern, deadline)
                 raw = await steps.run(follow, self.name)
         except RPCError as e:
-            raise url_required(self.runtime.interaction, self.name, e, steps.awaiting) from None
+            e = url_required(self.runtime.interaction, self.name, e, steps.awaiting)
+            raise legacy_asker(self.name, e) if modern else e from None
         structured = raw.get("structuredContent")  # mostly none: no call to check it
         output_error = check_structured_output(tool, structured) if tool and structured is not None else None
         return finish(plan.server, name, raw, output_error)

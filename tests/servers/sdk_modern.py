@@ -7,7 +7,8 @@ the SDK makes it, or modern-only (2026-07-28) with ``--modern-only``: a middlewa
 Tools: ``echo``, ``add``; ``book_table`` asks for a name and a party size through an
 elicitation (``Resolve``/``Elicit``: an input-required round at 2026-07-28,
 ``elicitation/create`` before); ``ask_model`` samples the client; ``list_my_roots`` asks for
-its roots; ``grow_tools`` adds a tool and says the tool list changed (to listeners on
+its roots; ``ask_the_old_way`` asks with ``ctx.elicit`` (a server-initiated request, which
+the SDK cannot send at 2026-07-28); ``grow_tools`` adds a tool and says the tool list changed (to listeners on
 ``subscriptions/listen``); ``log_twice`` logs two lines. A resource ``memo://cached`` comes
 with caching hints. ``--header-tools`` adds ``route`` (an x-mcp-header argument) and
 ``spoiled`` (listed with an invalid one).
@@ -74,6 +75,13 @@ def ask_llm(answer: Annotated[Any, Resolve(ask_model)]) -> str:
 def list_my_roots(roots: Annotated[Any, Resolve(ask_roots)]) -> str:
     """Ask the client for its roots."""
     return "roots: " + ", ".join(str(r.uri) for r in getattr(roots, "roots", []))
+
+
+@server.tool()
+async def ask_the_old_way(ctx: Context) -> str:
+    """Asks with ``ctx.elicit`` (a server-initiated request): at 2026-07-28 the SDK cannot send it."""
+    answer = await ctx.elicit("Who is the table for?", Booking)
+    return f"asked: {answer.action}"
 
 
 @server.tool()

@@ -342,10 +342,25 @@ def loglevel(ctx: Context, tokens: list[str]) -> None:
     ctx.out(f"{opts.server}: log level {opts.level}")
 
 
-@command("restart SERVER", "reconnect (a stdio server is started again)", "  %mcp restart everything")
+@command(
+    "restart SERVER [--protocol P]",
+    "reconnect (a stdio server is started again)",
+    """
+--protocol P connects it in that era from now on (this kernel; %mcp add … --save keeps it):
+legacy (initialize only), auto, or one version. A tool that asks mid-call in the 2025-11-25
+way (ctx.elicit in an older server) needs legacy: its error says so.
+  %mcp restart everything
+  %mcp restart booking --protocol legacy
+""",
+)
 def restart(ctx: Context, tokens: list[str]) -> Deferred:
-    server = server_named(ctx, positional("restart", tokens, "server").server)
-    return _reporting(ctx, server, Deferred(server.restart, server.arestart))
+    parser = Parser("restart")
+    parser.add_argument("server")
+    parser.add_argument("--protocol", choices=PROTOCOL_CHOICES, metavar="P")
+    opts = parser.parse(tokens)
+    server = server_named(ctx, opts.server)
+    protocol = opts.protocol
+    return _reporting(ctx, server, Deferred(lambda: server.restart(protocol), lambda: server.arestart(protocol)))
 
 
 @command(
