@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.kernels import run_headless
 from support.peers import APP_SEGMENTS, APP_VANILLA, APPS_SERVER, node
 
 from mcp_notebook import Client, Handlers
@@ -78,17 +79,13 @@ def test_a_declared_policy_keeps_good_domains_and_drops_the_rest(client: Client)
 
 
 def test_a_headless_run_says_the_view_in_a_line_and_declares_nothing(tmp_path: Any) -> None:
-    import nbformat
-    from nbclient import NotebookClient
-
     cells = [
         "%load_ext mcp_notebook",
         f"%mcp add apps -- {' '.join(APPS_SERVER)}",
         "r = %mcp call apps.pick\nprint(r.text, r.app)",
         "d = %mcp call apps.supports_apps\nprint('declared', d.text)",
     ]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nb = run_headless(cells, tmp_path)
     outputs = [o for cell in nb.cells for o in cell.outputs]
     text = "".join(o.get("text", "") for o in outputs)
     assert "picked Adelie None" in text  # the result as always; no view

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from support.kernels import run_headless
 from support.peers import EVERYTHING, TASKS_SERVER, node
 from support.processes import free_port, running
 from support.terminal import ipython
@@ -186,18 +187,13 @@ def test_where_nobody_can_stop_a_call_task_timeout_is_its_deadline(client: Clien
 def test_a_headless_notebook_run_ends_a_task_at_task_timeout(tmp_path: Path) -> None:
     """nbclient (as papermill) runs a notebook nobody watches: a task that stays working
     ends at task_timeout with tasks/cancel sent, and the run goes on to its next cell."""
-    import nbformat
-    from nbclient import NotebookClient
-
     cells = [
         "%load_ext mcp_notebook\n%config MCPMagics.task_timeout = 2",
         f"%mcp add tasks -- {' '.join(TASKS_SERVER)}",
         "%mcp call tasks.slow_task seconds=3600",
         "from mcp_notebook import get_client\nprint('SEEN', get_client()['tasks'].call_tool('task_requests').text)",
     ]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True)
-    client.execute(cwd=str(tmp_path))
+    nb = run_headless(cells, tmp_path, allow_errors=True)
     said = "".join(o.get("text", "") + o.get("evalue", "") for o in nb.cells[2].outputs)
     assert "did not finish within task_timeout (2 s)" in said, said
     seen = "".join(o.get("text", "") for o in nb.cells[3].outputs)

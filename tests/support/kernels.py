@@ -346,3 +346,15 @@ def kernel_with(
         yield kernel
     finally:
         kernel.close()
+
+
+def run_headless(cells: list[str], folder: Path, allow_errors: bool = False) -> Any:
+    """The notebook of these code cells, run top to bottom by nbclient in this venv's kernel
+    (as papermill runs one: no frontend, no stdin), working in ``folder``."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    resources = {"metadata": {"path": str(folder)}}
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=allow_errors, resources=resources).execute()
+    return nb
