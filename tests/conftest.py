@@ -5,7 +5,10 @@ Helpers that are not fixtures live in tests/support."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +18,12 @@ from support import tiers
 from support.frontends import NotebookPage, launch, write_notebook
 from support.kernels import kernel_spec
 from support.peers import EVERYTHING, ROOT, node
+from support.waiting import WAIT
 
 from mcp_notebook import Client
 from mcp_notebook.core.config.scopes import CONFIG_DIR_ENV
+
+SUPPORT = Path(__file__).parent / "support"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,6 +65,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     if skipped := _skipped(config):
         terminalreporter.write_line(f"--no-skips: {skipped} skipped (listed below), so the run fails", red=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fork_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The Python servers the tests start (the demo, tests/servers/sdk_*.py) are forked from
+    one that imported the MCP SDK already (tests/support/forkserver.py): a start costs a fork,
+    not 1.4 s of CPU. MCP_NOTEBOOK_TESTS_NO_FORKSERVER=1 starts them as usual."""
+    if os.environ.get("MCP_NOTEBOOK_TESTS_NO_FORKSERVER"):
+        yield
+        return
+    path = tmp_path_factory.mktemp("forkserver") / "socket"
+    server = subprocess.Popen([sys.executable, str(SUPPORT / "forkserver.py"), str(path)], stdin=subprocess.PIPE)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MCP_NOTEBOOK_TEST_FORKSERVER", str(path))
+        mp.setenv("MCP_NOTEBOOK_TEST_FORKSERVER_PYTHON", sys.executable)
+        shim = str(SUPPORT / "forkshim")
+        mp.setenv("PYTHONPATH", os.pathsep.join(p for p in (shim, os.environ.get("PYTHONPATH")) if p))
+        yield
+    assert server.stdin is not None
+    server.stdin.close()  # it ends at its stdin's end
+    server.wait(WAIT)
 
 
 @pytest.fixture(scope="session", autouse=True)
