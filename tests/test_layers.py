@@ -337,6 +337,7 @@ ROOMS = [
     "mcp_notebook.runtime.reads",
     "mcp_notebook.runtime.listening",
     "mcp_notebook.runtime.context",
+    "mcp_notebook.runtime.slots",
     "mcp_notebook.runtime.sessionlink",
     "mcp_notebook.runtime.tasks",
     "mcp_notebook.runtime.calls",

@@ -49,6 +49,7 @@ from .context import DEFAULT, Runtime
 from .listening import Listener, Listening
 from .reads import Reads
 from .sessionlink import SessionLink
+from .slots import CallSlots
 
 T = TypeVar("T")
 JSON = dict[str, Any]
@@ -80,6 +81,8 @@ class Connection:
         self.reads = Reads(self._authorization)  # resources/read results a modern server said stay fresh
         self._renewing: asyncio.Lock | None = None
         self._renew_task: asyncio.Future[None] | None = None
+        limit = config.max_concurrency  # (a restart in another era keeps it)
+        self.slots = None if limit is None else CallSlots(config.name, limit)  # its tool calls in flight
 
     @property
     def name(self) -> str:
@@ -346,6 +349,14 @@ class Connection:
         """The request, as a coroutine for the background loop."""
         if timeout is DEFAULT:
             timeout = self.request_timeout
+        slots = self.slots
+        if slots is not None and method == "tools/call":
+            return slots.call(lambda left: self._request(method, params, left, on_progress), timeout)
+        return self._request(method, params, timeout, on_progress)
+
+    def _request(
+        self, method: str, params: JSON | None, timeout: Any, on_progress: ProgressCallback | None
+    ) -> Coroutine[Any, Any, JSON]:
         if not self.remote:  # stdio: sessions never end; the session's own coroutine (one frame fewer)
             return self.connected().request(method, params, timeout=timeout, on_progress=on_progress)
         return self.with_session(lambda s: s.request(method, params, timeout=timeout, on_progress=on_progress), method)
@@ -355,8 +366,9 @@ class Connection:
         stdio the open session itself, checked once here, since its sessions never end
         (one that closes fails the next request with why); a remote connection, whose
         sessions are renewed, is itself, and so is one with no open session (an exited
-        server): each row's request then fails with why, and the map keeps its frame."""
-        if self.remote:
+        server): each row's request then fails with why, and the map keeps its frame. A
+        connection whose tool calls are limited is itself too: each row takes a slot."""
+        if self.remote or self.slots is not None:
             return self
         try:
             session = self.connected()
@@ -372,7 +384,8 @@ class Connection:
         if timeout is DEFAULT:
             timeout = self.request_timeout
         runtime, session = self.runtime, self.session
-        if session is None or not session.can_block or runtime.loop.in_loop_thread():
+        limited = self.slots is not None and method == "tools/call"  # it waits for its turn on the loop
+        if limited or session is None or not session.can_block or runtime.loop.in_loop_thread():
             return runtime.run(self.request(method, params, timeout, on_progress), self.name)
         interaction = runtime.interaction
         if not self.remote:

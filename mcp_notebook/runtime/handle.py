@@ -35,15 +35,7 @@ from .facts import ServerFacts
 from .functions.functions import Tools
 from .functions.schemas import tool_schema
 from .listening import Listener
-from .params import (
-    complete_params,
-    did_you_mean,
-    log_level_params,
-    named,
-    prompt_params,
-    resource_uri,
-    tool_arguments,
-)
+from .params import complete_params, did_you_mean, log_level_params, named, prompt_params, resource_uri, tool_arguments
 from .sessionlink import SessionLink
 from .steps import GrantedSteps, Steps, awaitable, blocking
 from .tasks import TaskDeadline, follow_call
@@ -395,6 +387,7 @@ class Server(ServerFacts):
             call,
             source,
             concurrency=concurrency,
+            limit=(self.name, self.connection.config.max_concurrency),
             retries=retries,
             may_repeat=retry_unsafe or annotations.get("idempotentHint") is True,
             on_error=on_error,

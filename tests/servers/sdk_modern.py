@@ -11,7 +11,7 @@ its roots; ``ask_the_old_way`` asks with ``ctx.elicit`` (a server-initiated requ
 the SDK cannot send at 2026-07-28); ``grow_tools`` adds a tool and says the tool list changed (to listeners on
 ``subscriptions/listen``); ``log_twice`` logs two lines. A resource ``memo://cached`` comes
 with caching hints. ``--header-tools`` adds ``route`` (an x-mcp-header argument) and
-``spoiled`` (listed with an invalid one).
+``spoiled`` (listed with an invalid one). ``meet`` counts the calls in flight at once.
 """
 
 from __future__ import annotations
@@ -174,6 +174,36 @@ def cache_for(ttl_ms: int) -> None:
 
 
 # -- end of subscriptions, logging and caching hints -------------------------------------
+
+
+# -- calls in flight (a client's maxConcurrency) -------------------------------------------
+# ``meet(together)`` waits (20 s at most) until ``together`` calls of it are in flight at
+# once, reporting progress as it starts; it says whether they met and the most ever in flight.
+
+ROOM: dict[str, Any] = {"now": 0, "peak": 0, "gate": None}
+
+
+@server.tool()
+async def meet(together: int, ctx: Context) -> dict[str, Any]:
+    """Wait until ``together`` calls of meet are in flight at once (20 s at most)."""
+    import asyncio
+
+    ROOM["now"] += 1
+    ROOM["peak"] = max(ROOM["peak"], ROOM["now"])
+    gate = ROOM["gate"] = ROOM["gate"] or asyncio.Event()
+    if ROOM["now"] >= together:
+        gate.set()  # everyone waiting at this gate goes; later calls wait at a new one
+        ROOM["gate"] = None
+    try:
+        await ctx.report_progress(ROOM["now"], None, "in flight")
+        try:
+            await asyncio.wait_for(gate.wait(), 20)
+            met = True
+        except asyncio.TimeoutError:
+            met = False
+    finally:
+        ROOM["now"] -= 1
+    return {"met": met, "peak": ROOM["peak"]}
 
 
 # -- input-required rounds (mrtr): a form whose every field has a default ----------------

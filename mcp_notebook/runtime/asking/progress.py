@@ -18,6 +18,7 @@ class MapProgress:
     started: float = field(default_factory=time.monotonic)
     finished: bool = False
     cancelled: bool = False
+    limited: str | None = None  # why fewer calls run at once than the map asked: "2 at a time (…)"
     _cancel: Callable[[], None] | None = field(default=None, repr=False)
 
     def cancel_with(self, stop: Callable[[], None]) -> None:
@@ -54,7 +55,7 @@ class MapProgress:
         """What a progress bar adds to its count: ``38.2/s, ETA 15s, 3 errors``."""
         elapsed = self.elapsed_s if elapsed_s is None else elapsed_s
         rate, eta = self.rate_after(elapsed), self.eta_after(elapsed)
-        parts = []
+        parts = [] if self.limited is None else [self.limited]
         if rate:
             parts.append(f"{rate:.1f}/s")
         if eta is not None and self.done != self.total and not self.finished:

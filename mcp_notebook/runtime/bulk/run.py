@@ -121,7 +121,8 @@ class _Stop(asyncio.Event):
 class MapRun:
     """One map on the loop (see the module's docstring). ``call(arguments)`` makes one call
     and gives its ``result_fields``; ``on_progress(progress)`` runs on the loop at the
-    start, after each row and at the end (``progress.finished``); keep it quick."""
+    start, after each row and at the end (``progress.finished``); keep it quick. ``limit``:
+    the server's name and its own limit on calls in flight, if any (the lower one wins)."""
 
     def __init__(
         self,
@@ -134,12 +135,17 @@ class MapRun:
         on_error: OnError,
         on_progress: Callable[[MapProgress], None] | None = None,
         backoff: Backoff | None = None,
+        limit: tuple[str, int | None] = ("", None),
     ) -> None:
         self._call, self.source = call, source
         self._concurrency, self._retries, self._may_repeat = concurrency, retries, may_repeat
         self._on_error, self._on_progress = on_error, on_progress
         self._backoff = backoff or Backoff()
         self.progress = MapProgress(source.total)
+        server, most = limit  # the server's own limit on calls in flight (maxConcurrency): the lower wins
+        if most is not None and most < concurrency:
+            self._concurrency = most
+            self.progress.limited = f"{most} at a time ({server}'s maxConcurrency)"
         # Each row's index label and its frame row (None while in flight), in the input's order;
         # then the rows never sent (a cancel, an exited server): their labels and why.
         self.index: list[Any] = []
