@@ -68,7 +68,8 @@ def test_vscode_format_with_comments_and_trailing_commas(tmp_path: Path) -> None
     "time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time", "${workspaceFolder}/x",],},
     /* and block comments */
     "web": {"type": "sse", "url": "http://localhost:${env:WEB_PORT}/sse"},
-    "tricky": {"type": "http", "url": "http://h/mcp?a=1,"},
+    "tricky": {"type": "http", "url": "http://h/mcp?a=1,"}, // a comment after a trailing comma
+    "last": {"command": "x"}, /* one more */
   },
 }"""
     )
@@ -79,7 +80,7 @@ def test_vscode_format_with_comments_and_trailing_commas(tmp_path: Path) -> None
     )
     assert configs["time"].args == ["mcp-server-time", f"{tmp_path}/x"]
     assert configs["web"].transport == "sse" and configs["web"].url == "http://localhost:9/sse"
-    assert configs["tricky"].url == "http://h/mcp?a=1,"
+    assert configs["tricky"].url == "http://h/mcp?a=1," and configs["last"].command == "x"
 
 
 def _strip(text: str) -> str:
@@ -579,7 +580,7 @@ def test_the_quick_yes_never_passes_what_the_schema_refuses() -> None:
     ):
         fields = {"name": name, "transport": transport, "command": command, "url": url, "protocol": protocol,
                   "startup_timeout": timeout, "request_timeout": None, "enabled_tools": None,
-                  "disabled_tools": []}  # fmt: skip
+                  "disabled_tools": [], "max_concurrency": None}  # fmt: skip
         if configschema.plainly_valid(fields):
             yes += 1
             assert validator.is_valid(fields), fields
@@ -590,7 +591,14 @@ def test_the_quick_yes_never_passes_what_the_schema_refuses() -> None:
     for enabled, disabled in itertools.product(lists, lists):
         fields = {"name": "s", "transport": "stdio", "command": "node", "url": None, "protocol": "auto",
                   "startup_timeout": None, "request_timeout": None, "enabled_tools": enabled,
-                  "disabled_tools": disabled}  # fmt: skip
+                  "disabled_tools": disabled, "max_concurrency": None}  # fmt: skip
+        if configschema.plainly_valid(fields):
+            assert validator.is_valid(fields), fields
+    for limit in [None, 1, 8, 0, -1, 2.0, 2.5, True, "2", [2]]:
+        fields = {"name": "s", "transport": "stdio", "command": "node", "url": None, "protocol": "auto",
+                  "startup_timeout": None, "request_timeout": None, "enabled_tools": None,
+                  "disabled_tools": [], "max_concurrency": limit}  # fmt: skip
+        assert configschema.plainly_valid(fields) == (limit in (None, 1, 8) and limit is not True), limit
         if configschema.plainly_valid(fields):
             assert validator.is_valid(fields), fields
 

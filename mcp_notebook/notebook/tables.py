@@ -22,7 +22,9 @@ __all__ = [
     "SERVER_COLUMNS",
     "TEMPLATE_COLUMNS",
     "TOOL_COLUMNS",
+    "found_frame",
     "prompt_arguments",
+    "places_frame",
     "prompts_frame",
     "resources_frame",
     "roots_frame",
@@ -76,6 +78,23 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     return records_frame(
         [{k: printable(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows], columns
     )
+
+
+FOUND_COLUMNS = ["name", "transport", "target", "client", "scope", "file", "disabled"]
+PLACE_COLUMNS = ["client", "scope", "file", "exists", "servers", "error"]
+
+
+def found_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """``%mcp load --from CLIENT --dry-run``: what would be added (target: the command line
+    or URL, secrets hidden)."""
+    return _frame(rows, FOUND_COLUMNS)
+
+
+def places_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """``%mcp load --from``: the other clients' files, which exist, how many servers each has."""
+    frame = _frame(rows, PLACE_COLUMNS)
+    frame["servers"] = frame["servers"].astype("Int64")
+    return frame
 
 
 def servers_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:

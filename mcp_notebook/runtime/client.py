@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from ..core.approval import ApprovalPolicy
 from ..core.auth.tokens import TokenStore
+from ..core.config.clients import read_client
 from ..core.config.scopes import load_servers
 from ..core.config.servers import ServerConfig, check_server_name
 from ..core.history.calls import Call
@@ -185,6 +186,7 @@ class Client:
         protocol: str = "auto",
         enabled_tools: Sequence[str] | None = None,
         disabled_tools: Sequence[str] = (),
+        max_concurrency: int | None = None,
         connect: bool = True,
     ) -> Server:
         """Register a server (replacing one of the same name) and connect to it.
@@ -200,6 +202,8 @@ class Client:
         ``enabled_tools`` (only these are used; None: all) and ``disabled_tools`` (never
         these): tool names or globs (``"get-*"``); a tool left out is not listed, not in
         ``server.tools``, ``tool_schemas()`` or a map, and calling it raises ToolExcluded.
+        ``max_concurrency``: at most this many tool calls in flight at once (gathered
+        calls, a map's rows); more wait their turn, within their timeout.
         """
         check_server_name(name)
         config = ServerConfig(
@@ -217,6 +221,7 @@ class Client:
             protocol=protocol,
             enabled_tools=None if enabled_tools is None else list(enabled_tools),
             disabled_tools=list(disabled_tools),
+            max_concurrency=max_concurrency,
         )
         return await self._add_config(steps, config, connect=connect)
 
@@ -278,6 +283,18 @@ class Client:
     add, aadd = blocking(_add), awaitable(_add)
     add_config, aadd_config = blocking(_add_config), awaitable(_add_config)
     load, aload = blocking(_load), awaitable(_load)
+
+    async def _load_from(
+        self, steps: Steps, client: str, *, project: str | os.PathLike[str] | None = None, connect: bool = True
+    ) -> list[Server]:
+        """Add the servers another MCP client has configured: ``claude-desktop``,
+        ``claude-code``, ``cursor``, ``vscode``, ``windsurf``, ``gemini`` or ``codex``, from
+        the files it documents (its user file for this OS; the project's, in ``project`` or
+        the current folder), local over project over user; connected as ``load`` does."""
+        found = read_client(client, project=project)  # read here: its warnings reach this thread
+        return await self._add_configs(steps, [one.config for one in found], connect=connect)
+
+    load_from, aload_from = blocking(_load_from), awaitable(_load_from)
     add_configs, aadd_configs = blocking(_add_configs), awaitable(_add_configs)
     remove, aremove = blocking(_remove), awaitable(_remove)
     restart, arestart = blocking(_restart), awaitable(_restart)

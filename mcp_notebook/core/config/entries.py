@@ -113,6 +113,8 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
         entry["enabledTools"] = list(config.enabled_tools)
     if config.disabled_tools:
         entry["disabledTools"] = list(config.disabled_tools)
+    if config.max_concurrency is not None:
+        entry["maxConcurrency"] = config.max_concurrency
     return entry, secrets.missing()
 
 

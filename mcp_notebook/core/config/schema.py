@@ -81,6 +81,7 @@ _COMMON = {
     "tool_timeout_sec": _FILE_SECONDS,
     # The tools used (globs): ours in camelCase, Codex's in snake_case.
     **{key: _PATTERNS for key in ("enabledTools", "disabledTools", "enabled_tools", "disabled_tools")},
+    "maxConcurrency": {"type": "integer", "minimum": 1, "message": "{at}: must be a whole number of calls, 1 or more"},
 }
 _STRING = {"type": "string", "message": "{at}: must be a string, not {type}"}
 _OPTIONAL_STRING = {**_STRING, "type": ["string", "null"]}
@@ -169,7 +170,8 @@ def _servers_file(key: str) -> Schema:
 
 CLAUDE_CODE = _servers_file("mcpServers")
 VS_CODE = _servers_file("servers")
-FORMATS = {"mcpServers": CLAUDE_CODE, "servers": VS_CODE}  # by the key a file keeps its servers under
+CODEX = _servers_file("mcp_servers")  # its TOML's tables, once read as ours (clients.py)
+FORMATS = {"mcpServers": CLAUDE_CODE, "servers": VS_CODE, "mcp_servers": CODEX}  # by the key servers are under
 
 
 # -- a server made in Python -----------------------------------------------------------------
@@ -191,6 +193,11 @@ SERVER_CONFIG = {  # checks vars(config): the fields, all there
         "protocol": {"enum": list(PROTOCOL_CHOICES), "message": _ITS + "unknown protocol {value!r}; use " + _PROTOCOLS},
         "enabled_tools": {**_PATTERNS, "type": ["array", "null"], "message": _ITS + "{key} must be a list of names"},
         "disabled_tools": {**_PATTERNS, "message": _ITS + "{key} must be a list of names"},
+        "max_concurrency": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "message": _ITS + "max_concurrency must be a whole number of calls, 1 or more, not {value!r}",
+        },
     },
     "allOf": [
         {
@@ -260,4 +267,8 @@ def plainly_valid(fields: dict[str, Any]) -> bool:
         )
         and (fields["enabled_tools"] is None or _names(fields["enabled_tools"]))
         and _names(fields["disabled_tools"])
+        and (
+            fields["max_concurrency"] is None
+            or (type(fields["max_concurrency"]) is int and fields["max_concurrency"] > 0)
+        )
     )

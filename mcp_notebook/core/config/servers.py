@@ -2,10 +2,10 @@
 
 Reads Claude Code's ``.mcp.json`` (``{"mcpServers": {...}}``) and VS Code's ``mcp.json``
 (``{"servers": {...}}``, JSON with comments). ``${VAR}`` and ``${VAR:-default}`` (also
-VS Code's ``${env:VAR}`` and ``${workspaceFolder}``) are expanded in command, args, env,
-envFile, cwd, url and headers. A key that is not supported is ignored with a ConfigWarning
-naming it; it never fails the load. Our own ``"protocol"`` key pins the era (auto, legacy
-or a version).
+VS Code's ``${env:VAR}`` and ``${workspaceFolder}``, Cursor's ``${userHome}``) are
+expanded in command, args, env, envFile, cwd, url and headers. A key that is not
+supported is ignored with a ConfigWarning naming it; it never fails the load. Our own
+``"protocol"`` key pins the era (auto, legacy or a version).
 
 What a file and a ServerConfig may hold is written as JSON Schemas (configschema.py) and
 checked by configcheck.check; this module reads what passed."""
@@ -68,6 +68,8 @@ class ServerConfig:
     # The tools used, as names or globs: only those enabled (None: all), none disabled.
     enabled_tools: list[str] | None = None
     disabled_tools: list[str] = field(default_factory=list)
+    # Tool calls in flight at once (None: no limit); more wait their turn.
+    max_concurrency: int | None = None
 
     def __post_init__(self) -> None:
         if not plainly_valid(vars(self)):  # (jsonschema only for one that may be wrong: slow to import)
@@ -139,6 +141,8 @@ class ServerConfig:
             parts.append(f"enabled_tools={self.enabled_tools!r}")
         if self.disabled_tools:
             parts.append(f"disabled_tools={self.disabled_tools!r}")
+        if self.max_concurrency is not None:
+            parts.append(f"max_concurrency={self.max_concurrency!r}")
         if self.source != "kernel":
             parts.append(f"source={self.source!r}")
         return f"ServerConfig({', '.join(parts)})"
@@ -249,8 +253,8 @@ def _kind(entry: dict[str, Any]) -> str:
 def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
     """disabled, protocol, the per-server timeouts (Claude Code's ``timeout``, in
     milliseconds, the request timeout; Codex's ``startup_timeout_sec`` and
-    ``tool_timeout_sec``) and the tools used (``enabledTools``/``disabledTools``, or
-    Codex's ``enabled_tools``/``disabled_tools``)."""
+    ``tool_timeout_sec``), the tools used (``enabledTools``/``disabledTools``, or
+    Codex's ``enabled_tools``/``disabled_tools``) and ``maxConcurrency``."""
     out: dict[str, Any] = {"disabled": entry.get("disabled", False), "protocol": entry.get("protocol", "auto")}
     timeout = entry.get("timeout")
     if timeout is not None:
@@ -270,6 +274,8 @@ def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
         patterns = entry.get(ours, entry.get(codex))
         if patterns is not None:
             out[name] = list(patterns)
+    if entry.get("maxConcurrency") is not None:
+        out["max_concurrency"] = int(entry["maxConcurrency"])  # 2.0 is an integer to JSON Schema
     return out
 
 
@@ -368,6 +374,8 @@ class _Expander:
         where = f"{self.where}.{field_name}"
         if expr == "workspaceFolder" and self.workspace is not None:
             return self.workspace
+        if expr == "userHome":  # Cursor's
+            return str(Path.home())
         if expr.startswith("input:"):
             raise ConfigError(f"{where}: ${{{expr}}} (a VS Code input) is not supported; use ${{VAR}} and set VAR")
         if expr.startswith("env:"):
@@ -413,12 +421,29 @@ def strip_jsonc(text: str) -> str:
             out.append("\n" * text.count("\n", i, n if j < 0 else j))
             i = n if j < 0 else j + 2
             continue
-        elif c == "," and text[i + 1 :].lstrip()[:1] in ("}", "]"):
-            pass  # a trailing comma
+        elif c == "," and _next_significant(text, i + 1) in ("}", "]"):
+            pass  # a trailing comma (comments may come between it and the bracket)
         else:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+def _next_significant(text: str, i: int) -> str:
+    """The first character at or after ``i`` that is not whitespace or in a comment."""
+    n = len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        else:
+            return text[i]
+    return ""
 
 
 __all__ = [

@@ -22,6 +22,7 @@ from .. import display
 from ..parsing import Parser, expand_text, key_value_option
 from ..steps import Taker
 from .base import Context, Deferred, command, counts, positional, report, server_named
+from .clients import load_from
 
 __all__ = ["add", "list_", "load", "loglevel", "login", "logout", "logs", "remove", "restart", "status", "use"]
 
@@ -39,6 +40,7 @@ Options (before the -- for a stdio server):
                       one version: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05
   --tools A,B         use only these tools (names or globs: 'get-*'); the others are left out
   --exclude-tools C   never use these (names or globs); %mcp tools NAME --all shows what is left out
+  --max-concurrency N at most N tool calls in flight at once (gathered calls, maps); more wait
   --save [SCOPE]      also save it, to load in later kernels with %mcp load: project (default:
                       ./.mcp.json, shared with the project), user (yours, every project) or
                       local (yours, this project only). Secrets are saved as ${VAR} references.
@@ -158,10 +160,12 @@ def _protocol_option(parser: Parser) -> None:
 def _tools_options(parser: Parser) -> None:
     parser.add_argument("--tools", metavar="A,B")
     parser.add_argument("--exclude-tools", metavar="C")
+    parser.add_argument("--max-concurrency", type=int, metavar="N")
 
 
 def _tools_lists(opts: Any) -> dict[str, Any]:
-    """ServerConfig's enabled_tools and disabled_tools from --tools and --exclude-tools."""
+    """ServerConfig's enabled_tools, disabled_tools and max_concurrency from --tools,
+    --exclude-tools and --max-concurrency."""
 
     def names(value: str) -> list[str]:
         return [name.strip() for name in value.split(",") if name.strip()]
@@ -169,6 +173,7 @@ def _tools_lists(opts: Any) -> dict[str, Any]:
     return {
         "enabled_tools": None if opts.tools is None else names(opts.tools),
         "disabled_tools": names(opts.exclude_tools or ""),
+        "max_concurrency": opts.max_concurrency,
     }
 
 
@@ -239,22 +244,40 @@ def _config_warnings(ctx: Context) -> Iterator[None]:
 
 
 @command(
-    "load [PATH]",
-    "add the saved servers, or every server of a .mcp.json or VS Code mcp.json",
+    "load [PATH] | load --from [CLIENT] [--dry-run] [--save [SCOPE]]",
+    "add the saved servers, every server of a config file, or those another MCP client has",
     """
 With no PATH: the servers saved in every scope (see %mcp add --save): user, then project
 (./.mcp.json), then local; a name in several scopes takes local over project over user.
 Servers connect concurrently; each gets one line, ✓ or ✗; one with "disabled": true is
 registered but not connected (%mcp restart NAME connects it). A key that is not supported is
 ignored with a ⚠ line naming it. %mcp list shows where each server came from.
+--from CLIENT: the servers configured in claude-desktop, claude-code, cursor, vscode,
+windsurf, gemini or codex, from the files that client documents (its user file for this
+OS, the project's in this folder; local over project over user). --dry-run: a table of what
+was found (name, transport, command or URL, file), nothing started; --save [SCOPE]: copy
+them into one of our scopes (project by default), secrets as ${VAR} references. --from
+alone: a table of those clients' files, which exist and how many servers each holds.
   %mcp load
   %mcp load .vscode/mcp.json
+  %mcp load --from cursor --dry-run
+  %mcp load --from codex --save user
 """,
 )
-def load(ctx: Context, tokens: list[str]) -> None:
+def load(ctx: Context, tokens: list[str]) -> Any:
     parser = Parser("load")
     parser.add_argument("path", nargs="?")
+    parser.add_argument("--from", dest="client", nargs="?", const="", metavar="CLIENT")
+    parser.add_argument("--dry-run", action="store_true")
+    _save_option(parser)
     opts = parser.parse(tokens)
+    if opts.client is not None:
+        if opts.path:
+            raise UsageError("%mcp load: give a PATH or --from CLIENT, not both")
+        with _config_warnings(ctx):
+            return load_from(ctx, opts.client, opts.dry_run, opts.save)
+    if opts.dry_run or opts.save:
+        raise UsageError("%mcp load: --dry-run and --save go with --from CLIENT")
     with _config_warnings(ctx):
         configs = load_servers(opts.path)  # a ConfigError becomes a one-line UsageError
     if not configs:
@@ -262,6 +285,7 @@ def load(ctx: Context, tokens: list[str]) -> None:
         return
     for server in ctx.client.add_configs(configs.values()):
         report(ctx, server)
+    return None
 
 
 @command(

@@ -1,0 +1,273 @@
+"""Servers configured in other MCP clients, read from the files those clients document.
+
+``CLIENTS`` names the clients; ``places(client)`` says where each keeps its servers (its
+user file on this OS, the project's file in the current folder, and Claude Code's local
+scope); ``read_client(client)`` reads them as ``ServerConfig``s through the same checks as
+our own files. Each client's dialect is turned into ours first (Windsurf's ``serverUrl``,
+Gemini CLI's ``httpUrl`` and ``includeTools``, Codex's TOML tables and
+``bearer_token_env_var``); a key nothing here supports is one ``ConfigWarning`` naming it,
+and a value the file takes from an environment variable stays that ``${VAR}`` reference
+when saved (``refs``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigError, ConfigWarning
+from .servers import ServerConfig, parse_config, read_json
+
+CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "gemini", "codex")
+SCOPE_ORDER = ("user", "project", "local")  # a later one wins a name, as in Claude Code
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Place:
+    """One file a client keeps servers in: ``key`` is where in it (Claude Code's local
+    scope: under ``projects`` → ``project`` → ``mcpServers``)."""
+
+    client: str
+    scope: str
+    path: Path
+    key: str = "mcpServers"
+    project: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.client}, {self.scope})"
+
+
+@dataclass
+class Found:
+    """A server read from another client's file; ``refs`` are the fields it takes from
+    environment variables, as written (for saving them as references)."""
+
+    config: ServerConfig
+    place: Place
+    refs: dict[str, str] = field(default_factory=dict)
+
+
+def check_client(client: str) -> None:
+    if client not in CLIENTS:
+        raise ConfigError(f"unknown client {client!r}; use one of {', '.join(CLIENTS)}")
+
+
+def places(
+    client: str,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    project: str | os.PathLike[str] | None = None,
+    platform: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[Place]:
+    """Where ``client`` keeps its servers on ``platform`` (default: this one), user files
+    first: the places its documentation names."""
+    check_client(client)
+    env = os.environ if environ is None else environ
+    platform = platform or sys.platform
+    home_dir = Path(home) if home is not None else Path.home()
+    folder = Path(project) if project is not None else Path.cwd()
+    if platform == "win32":
+        apps = Path(env.get("APPDATA") or home_dir / "AppData" / "Roaming")
+    elif platform == "darwin":
+        apps = home_dir / "Library" / "Application Support"
+    else:
+        apps = Path(env.get("XDG_CONFIG_HOME") or home_dir / ".config")
+    if client == "claude-desktop":
+        return [Place(client, "user", apps / "Claude" / "claude_desktop_config.json")]
+    if client == "claude-code":
+        user = Path(env.get("CLAUDE_CONFIG_DIR") or home_dir) / ".claude.json"
+        return [
+            Place(client, "user", user),
+            Place(client, "project", folder / ".mcp.json"),
+            Place(client, "local", user, project=str(folder.resolve())),
+        ]
+    if client == "cursor":
+        return [
+            Place(client, "user", home_dir / ".cursor" / "mcp.json"),
+            Place(client, "project", folder / ".cursor" / "mcp.json"),
+        ]
+    if client == "vscode":
+        return [
+            Place(client, "user", apps / "Code" / "User" / "mcp.json", "servers"),
+            Place(client, "project", folder / ".vscode" / "mcp.json", "servers"),
+        ]
+    if client == "windsurf":
+        return [Place(client, "user", home_dir / ".codeium" / "windsurf" / "mcp_config.json")]
+    if client == "gemini":
+        return [
+            Place(client, "user", home_dir / ".gemini" / "settings.json"),
+            Place(client, "project", folder / ".gemini" / "settings.json"),
+        ]
+    codex_home = Path(env.get("CODEX_HOME") or home_dir / ".codex")
+    return [
+        Place(client, "user", codex_home / "config.toml", "mcp_servers"),
+        Place(client, "project", folder / ".codex" / "config.toml", "mcp_servers"),
+    ]
+
+
+def entries(place: Place) -> dict[str, Any] | None:
+    """The server entries a place holds as the client wrote them; None: no such file."""
+    if not place.path.is_file():
+        return None
+    data = _read_toml(place.path) if place.path.suffix == ".toml" else read_json(place.path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{place.path}: the top level must be an object")
+    if place.project is not None:
+        projects = data.get("projects")
+        data = projects.get(place.project) if isinstance(projects, dict) else None
+        if not isinstance(data, dict):
+            return {}
+    servers = data.get(place.key, {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{place.path}: {place.key} must be an object of servers")
+    return servers
+
+
+def read_place(place: Place, environ: Mapping[str, str] | None = None) -> list[Found]:
+    """The servers of one place, in our terms (missing file: none)."""
+    raw = entries(place)
+    if not raw:
+        return []
+    key = place.key if place.key in ("servers", "mcp_servers") else "mcpServers"
+    ours = {_name(name, place): _ours(place.client, entry) for name, entry in raw.items()}
+    source = str(place.path) if place.project is None else f"{place.path}: projects[{place.project}]"
+    workspace = str(Path(place.project) if place.project else _workspace(place))
+    configs = parse_config({key: ours}, source=source, workspace=workspace, environ=environ, key=key)
+    found = []
+    for name, config in configs.items():
+        config.source = str(place.path)
+        found.append(Found(config, place, _references(ours[name])))
+    return found
+
+
+def read_client(
+    client: str, *, project: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+) -> list[Found]:
+    """Every server ``client`` has configured for this user and project; a name in several
+    places takes local over project over user."""
+    out: dict[str, Found] = {}
+    for place in places(client, project=project, environ=environ):
+        for found in read_place(place, environ):
+            out.pop(found.config.name, None)
+            out[found.config.name] = found
+    return list(out.values())
+
+
+# -- each client's dialect, as ours --------------------------------------------------------
+
+
+def _name(name: str, place: Place) -> str:
+    """A name ours can be (letters, digits, '-', '_', '.'; no '__'), saying so if it changed."""
+    ours = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9_.-]+", "-", name)).strip("-") or "server"
+    if ours != name:
+        warnings.warn(f"{place.path}: server {name!r} is named {ours!r} here", ConfigWarning, stacklevel=4)
+    return ours
+
+
+_DOLLAR = re.compile(r"\$(?!\{)([A-Za-z_][A-Za-z0-9_]*)")  # Gemini CLI's $VAR, as ${VAR}
+
+
+def _ours(client: str, entry: Any) -> Any:
+    if not isinstance(entry, dict):
+        return entry  # the schema says what is wrong with it
+    entry = dict(entry)
+    if client == "windsurf" and "serverUrl" in entry:
+        entry.setdefault("url", entry.pop("serverUrl"))
+    elif client == "gemini":
+        entry = {k: _dollars(v) for k, v in entry.items()}
+        if "httpUrl" in entry:
+            entry["url"] = entry.pop("httpUrl")
+            entry.setdefault("type", "http")
+        elif "url" in entry:
+            entry.setdefault("type", "sse")  # Gemini CLI's url is a legacy SSE endpoint
+        for theirs, mine in (("includeTools", "enabledTools"), ("excludeTools", "disabledTools")):
+            if theirs in entry:
+                entry[mine] = entry.pop(theirs)
+    elif client == "codex":
+        entry = _codex(entry)
+    return entry
+
+
+def _dollars(value: Any) -> Any:
+    if isinstance(value, str):
+        return _DOLLAR.sub(r"${\1}", value)
+    if isinstance(value, list):
+        return [_dollars(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _dollars(v) for k, v in value.items()}
+    return value
+
+
+def _codex(entry: JSON) -> JSON:
+    """A ``[mcp_servers.NAME]`` table as an entry of ours."""
+    enabled = entry.pop("enabled", True)
+    if enabled is False:
+        entry["disabled"] = True
+    entry.pop("env_vars", None)  # the variables to pass on: a server gets the whole environment here
+    headers = dict(entry.pop("http_headers", None) or {})
+    for header, variable in (entry.pop("env_http_headers", None) or {}).items():
+        headers[header] = f"${{{variable}}}"
+    token = entry.pop("bearer_token_env_var", None)
+    if token is not None:
+        headers["Authorization"] = f"Bearer ${{{token}}}"
+    if headers:
+        entry["headers"] = headers
+    if "startup_timeout_ms" in entry:
+        entry.setdefault("startup_timeout_sec", entry.pop("startup_timeout_ms") / 1000)
+    oauth = entry.pop("oauth", None)
+    scopes = entry.pop("scopes", None)
+    if isinstance(oauth, dict) or scopes is not None:
+        ours = {"clientId" if k == "client_id" else k: v for k, v in (oauth or {}).items()}
+        if isinstance(scopes, list):
+            ours["scopes"] = " ".join(str(s) for s in scopes)
+        entry["oauth"] = ours
+    return entry
+
+
+def _references(entry: Any) -> dict[str, str]:
+    """The env, header and OAuth values an entry takes from variables, as ``${VAR}``."""
+    refs: dict[str, str] = {}
+    if not isinstance(entry, dict):
+        return refs
+    for part in ("env", "headers", "oauth"):
+        values = entry.get(part)
+        if isinstance(values, dict):
+            for key, value in values.items():
+                if isinstance(value, str) and "${" in value:
+                    name = {"clientSecret": "client_secret"}.get(key, key) if part == "oauth" else key
+                    refs[f"{part}.{name}"] = value.replace("${env:", "${")
+    return refs
+
+
+def _workspace(place: Place) -> Path:
+    """``${workspaceFolder}``: the project a project file is in (the folder above its
+    ``.vscode``, ``.cursor``, ``.gemini`` or ``.codex``), else the current folder."""
+    folder = place.path.parent
+    if place.scope == "project":
+        return folder.parent if folder.name.startswith(".") else folder
+    return Path.cwd()
+
+
+def _read_toml(path: Path) -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10 (mypy checks as 3.10; the test venv is newer, without tomli)
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+
+
+__all__ = ["CLIENTS", "Found", "Place", "check_client", "entries", "places", "read_client", "read_place"]
