@@ -59,6 +59,7 @@ _LAZY = {
     "ResourceTemplate": "core.types",
     "Prompt": "core.types",
     "CallResult": "core.types",
+    "CallEvent": "runtime.calls",
     "ReadResult": "core.types",
     "PromptResult": "core.types",
 }
@@ -67,6 +68,7 @@ __all__ = [
     "accept_defaults",
     "ApprovalPolicy",
     "ApprovalRequest",
+    "CallEvent",
     "CallResult",
     "Client",
     "ConsoleInteraction",
@@ -118,6 +120,7 @@ if TYPE_CHECKING:
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
     from .runtime import Server, Settings
     from .runtime.asking.interaction import ApprovalRequest, ConsoleInteraction, Interaction
+    from .runtime.calls import CallEvent
     from .runtime.client import Client, get_client
 
 

@@ -9,23 +9,82 @@ caller's result, and the message for a server that needs a page visited first (-
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
+from ..core.loggers import RUNTIME as LOG
 from ..core.protocol.constants import URL_ELICITATION_REQUIRED
 from ..core.safety.links import linkable
+from ..core.safety.redact import shown
+from ..core.safety.text import printable
 from ..core.session.session import ProgressCallback
-from ..errors import RPCError
+from ..errors import RequestCancelled, RPCError
 from .asking.interaction import Interaction
 from .steps import Link
 
-__all__ = ["Finish", "ToolPlan", "call_progress", "legacy_asker", "url_required"]
+__all__ = ["CallEvent", "Finish", "ToolPlan", "call_progress", "legacy_asker", "url_required", "watched", "watching"]
 
 JSON = dict[str, Any]
 R = TypeVar("R")
 # A call's last step: (server, tool, result, output_error) -> what the caller gets (a
 # CallResult; a map's row: its frame row, bulk.result_fields).
 Finish = Callable[[str, str, JSON, "str | None"], R]
+
+
+@dataclass(frozen=True)
+class CallEvent:
+    """One tool call, ended, as ``Client.on_call`` hooks get it (a map: one per row)."""
+
+    server: str
+    tool: str
+    arguments: JSON  # as sent, secret-looking keys' values hidden and long values elided
+    duration_s: float
+    outcome: str  # "ok", "tool error" (the result's isError), "failed" or "cancelled"
+    error: str | None  # what failed, or the tool's error text, in one line
+
+    def __repr__(self) -> str:
+        return f"<CallEvent {self.server}.{self.tool} {self.outcome} {self.duration_s:.3f}s>"
+
+
+async def watched(
+    hooks: list[Callable[[CallEvent], Any]], server: str, tool: str, arguments: JSON, call: Awaitable[R]
+) -> R:
+    """``call`` (a tool call's coroutine), then a CallEvent for each hook, however it ends.
+    A hook that raises is logged, never the call's failure."""
+    started = time.monotonic()
+    try:
+        result = await call
+    except BaseException as e:
+        stopped = isinstance(e, (asyncio.CancelledError, KeyboardInterrupt, RequestCancelled))
+        why = f"{type(e).__name__}: {printable(str(e))}"
+        _tell(hooks, CallEvent(server, tool, shown(arguments), time.monotonic() - started,
+                               "cancelled" if stopped else "failed", why))  # fmt: skip
+        raise
+    failed = result.get("is_error") if isinstance(result, dict) else getattr(result, "is_error", False)
+    said = (result.get("error") if isinstance(result, dict) else getattr(result, "text", None)) if failed else None
+    outcome = "tool error" if failed else "ok"
+    _tell(hooks, CallEvent(server, tool, shown(arguments), time.monotonic() - started, outcome, said and str(said)))
+    return result
+
+
+def watching(
+    hooks: list[Callable[[CallEvent], Any]], server: str, tool: str, call: Callable[[JSON], Awaitable[R]]
+) -> Callable[[JSON], Awaitable[R]]:
+    """A map's ``call(arguments)``, watched by the hooks there are (none: as it is)."""
+    if not hooks:
+        return call
+    return lambda arguments: watched(hooks, server, tool, arguments, call(arguments))
+
+
+def _tell(hooks: list[Callable[[CallEvent], Any]], event: CallEvent) -> None:
+    for hook in list(hooks):
+        try:
+            hook(event)
+        except Exception:
+            LOG.exception("an on_call hook failed on %r", event)
 
 
 class ToolPlan(NamedTuple):

@@ -19,6 +19,7 @@ from ..core.session.session import Handlers
 from ..core.types import CallResult, Status
 from ..errors import UnknownServer, UnknownTool
 from .asking.interaction import Interaction
+from .calls import CallEvent
 from .context import DEFAULT, Runtime, Settings
 from .handle import Server
 from .loop import LoopThread
@@ -97,6 +98,18 @@ class Client:
         "came with was tagged (mcp_notebook.core.session.pending.REQUEST_TAG: a map's row), else None."
     )
     token_store = Shared[TokenStore]("Where OAuth tokens live (see mcp_notebook.core.auth.tokens).")
+
+    def on_call(self, hook: Callable[[CallEvent], Any]) -> Callable[[], None]:
+        """Call ``hook(event)`` after every tool call of every server, however it ended (a
+        map: once per row): a ``CallEvent`` with the server, the tool, the arguments (secret-
+        looking values hidden), ``duration_s``, ``outcome`` (``ok``, ``tool error``,
+        ``failed``, ``cancelled``) and ``error``. For a log, MLflow or W&B. It runs where
+        the call ended (the calling thread, or the background loop for awaited calls and
+        maps): keep it quick. A hook that raises is logged, and the call is unaffected.
+        Returns a function that removes it."""
+        hooks = self.runtime.call_hooks
+        hooks.append(hook)
+        return lambda: hooks.remove(hook) if hook in hooks else None
 
     # -- roots ---------------------------------------------------------------------------
 

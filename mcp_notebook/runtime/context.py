@@ -103,6 +103,7 @@ class Runtime:
         self.notification_listeners: list[Callable[[str, str, JSON], Any]] = []
         # Likewise fn(server_name, method, params, tag): see Client.tagged_listeners.
         self.tagged_listeners: list[Callable[[str, str, JSON, str | None], Any]] = []
+        self.call_hooks: list[Callable[[Any], Any]] = []  # fn(CallEvent) after every tool call (Client.on_call)
         self._token_store: TokenStore | None = None
         self.tasks = TaskLog()  # the tasks seen (%mcp tasks)
         self._history = History(self.settings.history_size)  # %mcp history and transcript

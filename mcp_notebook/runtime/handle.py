@@ -28,7 +28,7 @@ from .asking.interaction import VIEW_CALL, AppCall
 from .asking.progress import MapProgress
 from .bulk.rows import RowSource, every_row, parameters
 from .bulk.run import GRACE_S, MapRun, OnError, check_explode, check_options, displayed, map_frame, result_fields
-from .calls import Finish, ToolPlan, call_progress, legacy_asker, url_required
+from .calls import Finish, ToolPlan, call_progress, legacy_asker, url_required, watched, watching
 from .connection import Connection
 from .context import DEFAULT, Runtime
 from .facts import ServerFacts
@@ -210,7 +210,11 @@ class Server(ServerFacts):
         when ``task=True``; a 2026-07-28 server decides for itself."""
         arguments = dict(tool_arguments(name, arguments))  # as sent (the history keeps it): not the caller's dict
         plan = await self._plan(steps, name, validate, task, on_progress)
-        result = await self._call_planned(steps, plan, arguments, timeout, True, CallResult.from_raw)
+        call, hooks = (
+            self._call_planned(steps, plan, arguments, timeout, True, CallResult.from_raw),
+            self.runtime.call_hooks,
+        )
+        result = await (watched(hooks, self.name, name, arguments, call) if hooks else call)
         link = None if plan.listing is None else apps.link_of(plan.listing)
         if link is not None and plan.listing is not None and not VIEW_CALL.get():
             await self._with_view(steps, plan.listing, link.uri, arguments, result)
@@ -384,7 +388,7 @@ class Server(ServerFacts):
 
         annotations = (listing or {}).get("annotations") or {}
         run = MapRun(
-            call,
+            watching(runtime.call_hooks, self.name, tool, call),
             source,
             concurrency=concurrency,
             limit=(self.name, self.connection.config.max_concurrency),

@@ -65,6 +65,7 @@ class Pending:
         "rid",
         "rounds",
         "settled",
+        "span",
         "tag",
         "timeout",
         "watched",
@@ -85,6 +86,7 @@ class Pending:
         self.watched = False  # a blocking call whose reader the loop abandons at the deadline
         self.call: Any = None  # its entry in the history (history/calls.py), if recorded
         self.tag: str | None = None  # REQUEST_TAG where it was sent
+        self.span: Any = None  # its OpenTelemetry span, when tracing (tracing.py)
 
     def is_settled(self) -> bool:
         return self.settled

@@ -26,7 +26,7 @@ from ..protocol import caching, era, rounds
 from ..protocol.constants import INVALID_REQUEST
 from ..protocol.messages import excerpt, malformed, not_json
 from ..transports.base import BlockingTransport, Raw, Transport
-from . import handshake
+from . import handshake, tracing
 from .incoming import Handlers, Incoming, current_server, error_object
 from .listeners import Listeners, NotificationListener, TaggedListener
 from .listings import Listings
@@ -176,10 +176,11 @@ class ClientSession:
             params["_meta"] = {**params.get("_meta", {}), "progressToken": rid}
         if self._meta is not None:
             params = era.with_meta(params, self._meta)
+        span, params = tracing.begin(method, params, rid, self.protocol_version, not self.transport.remote)
         if params is not None:
             message["params"] = params
         pending = self._requests.add(rid, method, self.request_timeout if timeout is ... else timeout, future)
-        pending.on_progress, pending.params, pending.tag = on_progress, params, REQUEST_TAG.get()
+        pending.on_progress, pending.params, pending.tag, pending.span = on_progress, params, REQUEST_TAG.get(), span
         pending.call = self._sent(message)  # history: references only, read lazily
         return message, pending
 
@@ -243,6 +244,8 @@ class ClientSession:
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
             self.recorder.done(pending.call, pending.future, line)  # the outcome, as it ends
+            if pending.span is not None:
+                tracing.end(pending.span, pending.future)
 
     @property
     def can_block(self) -> bool:
@@ -287,6 +290,8 @@ class ClientSession:
         finally:
             self._pending.pop(pending.rid, None)  # type: ignore[arg-type]
             self.recorder.done(pending.call, pending.future, line)  # the outcome, as it ends
+            if pending.span is not None:
+                tracing.end(pending.span, pending.future)
 
     def cancel(self, pending: Pending) -> None:
         """A person's Cancel (from any thread): the request ends now with RequestCancelled,
