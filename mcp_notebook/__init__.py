@@ -60,6 +60,8 @@ _LAZY = {
     "Prompt": "core.types",
     "CallResult": "core.types",
     "CallEvent": "runtime.calls",
+    "Skill": "core.protocol.skills",
+    "SkillDocument": "runtime.skills",
     "ReadResult": "core.types",
     "PromptResult": "core.types",
 }
@@ -70,6 +72,8 @@ __all__ = [
     "ApprovalRequest",
     "CallEvent",
     "CallResult",
+    "Skill",
+    "SkillDocument",
     "Client",
     "ConsoleInteraction",
     "Handlers",
@@ -116,12 +120,14 @@ if TYPE_CHECKING:
     from .core.config.servers import ServerConfig, load_config
     from .core.naming import qualified_name
     from .core.protocol.elicitation import accept_defaults
+    from .core.protocol.skills import Skill
     from .core.session.session import Handlers
     from .core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
     from .runtime import Server, Settings
     from .runtime.asking.interaction import ApprovalRequest, ConsoleInteraction, Interaction
     from .runtime.calls import CallEvent
     from .runtime.client import Client, get_client
+    from .runtime.skills import SkillDocument
 
 
 def _notebook_views() -> Any:

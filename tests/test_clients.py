@@ -241,3 +241,38 @@ def test_load_from_cursor_connects_its_servers(tmp_path: Path, monkeypatch: pyte
         assert server.config.source == str(tmp_path / ".cursor" / "mcp.json")
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32"])
+def test_the_user_files_of_macos_and_windows_are_read_where_they_are(tmp_path: Path, platform: str) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    apps = home / ("Library/Application Support" if platform == "darwin" else "AppData/Roaming")
+    environ = {"APPDATA": str(apps)} if platform == "win32" else {}
+    demo = {"command": "python", "args": ["-m", "mcp_notebook.demo"]}
+    written = {
+        "claude-desktop": (apps / "Claude/claude_desktop_config.json", {"mcpServers": {"desk": demo}}),
+        "vscode": (apps / "Code/User/mcp.json", {"servers": {"code": {"type": "stdio", **demo}}}),
+        "cursor": (home / ".cursor/mcp.json", {"mcpServers": {"cur": demo}}),
+        "windsurf": (
+            home / ".codeium/windsurf/mcp_config.json",
+            {"mcpServers": {"surf": {"serverUrl": "https://s.example/mcp"}}},
+        ),
+        "gemini": (home / ".gemini/settings.json", {"mcpServers": {"gem": {"httpUrl": "https://g.example/mcp"}}}),
+        "claude-code": (home / ".claude.json", {"mcpServers": {"cc": demo}}),
+    }
+    for path, data in written.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data))
+    codex = home / ".codex/config.toml"
+    codex.parent.mkdir(parents=True)
+    codex.write_text('[mcp_servers.cx]\ncommand = "python"\nargs = ["-m", "mcp_notebook.demo"]\n')
+    found = {
+        client: [
+            f.config.name for f in read_client(client, home=home, project=project, platform=platform, environ=environ)
+        ]
+        for client in CLIENTS
+    }
+    assert found == {
+        "claude-desktop": ["desk"], "claude-code": ["cc"], "cursor": ["cur"], "vscode": ["code"],
+        "windsurf": ["surf"], "gemini": ["gem"], "codex": ["cx"],
+    }  # fmt: skip

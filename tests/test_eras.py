@@ -297,3 +297,21 @@ def test_a_tool_that_asks_the_2025_way_says_how_to_connect_it_and_works_after_a_
         assert server.call_tool("ask_the_old_way").text == "asked: decline"  # its question reached us
         with pytest.raises(UsageError, match="argument --protocol: invalid choice"):
             run(shell, "%mcp restart booking --protocol 1999")
+
+
+def test_a_fastmcp_tool_that_asks_the_old_way_says_how_then_works_in_that_era(
+    client: Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fastmcp 4 reports it in the tool's result (isError), not as a JSON-RPC error: the
+    result stays as sent, and a line beside it says what to do."""
+    server = client.add("fm", sys.executable, [str(SERVERS / "fastmcp_asker.py")])
+    assert server.protocol_version == "2026-07-28"
+    result = server.call_tool("book_table")
+    assert result.is_error and "elicitation via server-initiated requests is unavailable" in result.text
+    said = capsys.readouterr().err
+    assert "⚠ fm: this tool asks mid-call in the 2025-11-25 way" in said
+    assert "%mcp restart fm --protocol legacy" in said and said.count("\n") == 1
+    server.restart(protocol="legacy")
+    assert server.protocol_version == "2025-11-25"
+    client.handlers.elicitation = lambda params: {"action": "accept", "content": {"value": "Ada"}}
+    assert server.call_tool("book_table", {"day": "Friday"}).text == "booked for Ada Friday"

@@ -343,6 +343,7 @@ ROOMS = [
     "mcp_notebook.runtime.calls",
     "mcp_notebook.runtime.connection",
     "mcp_notebook.runtime.facts",
+    "mcp_notebook.runtime.skills",
     "mcp_notebook.runtime.handle",
     "mcp_notebook.runtime.client",
     "mcp_notebook.runtime",

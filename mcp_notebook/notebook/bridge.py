@@ -291,6 +291,9 @@ class NotebookInteraction(Interaction):
     def app_not_shown(self, server: str, tool: str, uri: str, why: str) -> None:
         say(printable(f"{server}.{tool} has an interactive view ({uri}), not shown here: {why}"), stderr=True)
 
+    def notice(self, text: str) -> None:
+        say(f"⚠ {printable(text)}", stderr=True)
+
     async def ask_from_server(self, question: Question) -> Any:
         """A server's request (elicitation, sampling) on the background loop: hand it to
         the waiting cell and wait for the answer; with no cell waiting, the policy."""

@@ -29,6 +29,7 @@ __all__ = [
     "resources_frame",
     "roots_frame",
     "servers_frame",
+    "skills_frame",
     "tasks_frame",
     "templates_frame",
     "tool_arguments",
@@ -94,6 +95,29 @@ def places_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """``%mcp load --from``: the other clients' files, which exist, how many servers each has."""
     frame = _frame(rows, PLACE_COLUMNS)
     frame["servers"] = frame["servers"].astype("Int64")
+    return frame
+
+
+SKILL_COLUMNS = ["server", "name", "description", "uri", "files", "bytes", "license"]
+
+
+def skills_frame(skills: Iterable[Any]) -> pd.DataFrame:
+    """``%mcp skills``: one row a skill (files: <NA> where the server says they are dynamic)."""
+    rows = [
+        {
+            "server": s.server,
+            "name": s.name,
+            "description": s.description,
+            "uri": s.uri,
+            "files": None if s.files is None else len(s.files),
+            "bytes": s.size,
+            "license": s.frontmatter.get("license"),
+        }
+        for s in skills
+    ]
+    frame = _frame(rows, SKILL_COLUMNS)
+    for column in ("files", "bytes"):
+        frame[column] = frame[column].astype("Int64")
     return frame
 
 

@@ -25,7 +25,17 @@ from ..errors import RequestCancelled, RPCError
 from .asking.interaction import Interaction
 from .steps import Link
 
-__all__ = ["CallEvent", "Finish", "ToolPlan", "call_progress", "legacy_asker", "url_required", "watched", "watching"]
+__all__ = [
+    "CallEvent",
+    "Finish",
+    "ToolPlan",
+    "call_progress",
+    "legacy_asker",
+    "asks_old_way",
+    "url_required",
+    "watched",
+    "watching",
+]
 
 JSON = dict[str, Any]
 R = TypeVar("R")
@@ -143,15 +153,26 @@ def url_required(interaction: Interaction, server: str, error: RPCError, awaitin
 _NO_BACK_CHANNEL = ("no back-channel for server-initiated requests", "server-initiated requests is unavailable")
 
 
+def _legacy_hint(server: str) -> str:
+    return (
+        f"this tool asks mid-call in the 2025-11-25 way, which a 2026-07-28 connection cannot "
+        f"carry; connect {server} in that era: %mcp restart {server} --protocol legacy "
+        f"(server.restart(protocol='legacy'); --protocol legacy --save keeps it)"
+    )
+
+
 def legacy_asker(server: str, error: RPCError) -> RPCError:
     """A 2026-07-28 call that failed because the tool asks the client the 2025-11-25 way:
     say how to connect the server in that era; another error as it is."""
     if not any(words in error.message for words in _NO_BACK_CHANNEL):
         return error
-    return RPCError(
-        error.code,
-        f"{error.message}: this tool asks mid-call in the 2025-11-25 way, which a 2026-07-28 connection cannot "
-        f"carry; connect {server} in that era: %mcp restart {server} --protocol legacy "
-        f"(server.restart(protocol='legacy'); --protocol legacy --save keeps it)",
-        error.data,
-    )
+    return RPCError(error.code, f"{error.message}: {_legacy_hint(server)}", error.data)
+
+
+def asks_old_way(interaction: Interaction, server: str, raw: JSON) -> None:
+    """The same for a tool that says so in its result (``isError``, as fastmcp's do): the
+    result stays as the server sent it, and a line beside it says what to do."""
+    content = raw.get("content")
+    texts = [c.get("text") for c in content if isinstance(c, dict)] if isinstance(content, list) else []
+    if any(isinstance(t, str) and any(w in t for w in _NO_BACK_CHANNEL) for t in texts):
+        interaction.notice(f"{server}: {_legacy_hint(server)}")

@@ -28,15 +28,15 @@ from .asking.interaction import VIEW_CALL, AppCall
 from .asking.progress import MapProgress
 from .bulk.rows import RowSource, every_row, parameters
 from .bulk.run import GRACE_S, MapRun, OnError, check_explode, check_options, displayed, map_frame, result_fields
-from .calls import Finish, ToolPlan, call_progress, legacy_asker, url_required, watched, watching
+from .calls import Finish, ToolPlan, asks_old_way, call_progress, legacy_asker, url_required, watched, watching
 from .connection import Connection
 from .context import DEFAULT, Runtime
-from .facts import ServerFacts
 from .functions.functions import Tools
 from .functions.schemas import tool_schema
 from .listening import Listener
 from .params import complete_params, did_you_mean, log_level_params, named, prompt_params, resource_uri, tool_arguments
 from .sessionlink import SessionLink
+from .skills import SkillOps
 from .steps import GrantedSteps, Steps, awaitable, blocking
 from .tasks import TaskDeadline, follow_call
 
@@ -44,7 +44,7 @@ JSON = dict[str, Any]
 R = TypeVar("R")
 
 
-class Server(ServerFacts):
+class Server(SkillOps):
     """The client's handle to a named MCP server. Get one from ``Client.add`` / ``Client.load`` / ``client[name]``.
 
     Every operation has an awaitable twin with an ``a`` prefix (``await server.acall_tool(...)``)."""
@@ -304,6 +304,8 @@ class Server(ServerFacts):
         except RPCError as e:
             e = url_required(self.runtime.interaction, self.name, e, steps.awaiting)
             raise legacy_asker(self.name, e) if modern else e from None
+        if modern and raw.get("isError") is True:
+            asks_old_way(self.runtime.interaction, self.name, raw)
         structured = raw.get("structuredContent")  # mostly none: no call to check it
         output_error = check_structured_output(tool, structured) if tool and structured is not None else None
         return finish(plan.server, name, raw, output_error)

@@ -150,12 +150,18 @@ def read_place(place: Place, environ: Mapping[str, str] | None = None) -> list[F
 
 
 def read_client(
-    client: str, *, project: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+    client: str,
+    *,
+    project: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    platform: str | None = None,
 ) -> list[Found]:
-    """Every server ``client`` has configured for this user and project; a name in several
+    """Every server ``client`` has configured for this user and project (``home`` and
+    ``platform``: where its files are, by default this user's on this OS); a name in several
     places takes local over project over user."""
     out: dict[str, Found] = {}
-    for place in places(client, project=project, environ=environ):
+    for place in places(client, project=project, environ=environ, home=home, platform=platform):
         for found in read_place(place, environ):
             out.pop(found.config.name, None)
             out[found.config.name] = found

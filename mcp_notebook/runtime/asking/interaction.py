@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from ...core.auth.oauth import LoginRequest
+from ...core.loggers import RUNTIME as LOG
 from ...core.protocol.apps import Document
 from ...core.safety.text import printable
 from ...core.session.session import Waker
@@ -164,6 +165,11 @@ class Interaction:
     def app_not_shown(self, server: str, tool: str, uri: str, why: str) -> None:
         """A call of a tool with a view, where the view does not show: say so, in a line."""
 
+    def notice(self, text: str) -> None:
+        """One line a person should read beside a result (what to do about it): the log's
+        warning here; on stderr where someone looks (a terminal, a cell)."""
+        LOG.warning("%s", text)
+
     def can_stop(self, awaiting: bool) -> bool:
         """Whether a person here can stop a call that goes on (a Cancel button, an
         interrupt, Ctrl-C on a terminal); where nobody can, a task's wait has a deadline
@@ -214,6 +220,9 @@ class ConsoleInteraction(Interaction):
         self.headless_approval = headless_approval
 
     services_prompts = False
+
+    def notice(self, text: str) -> None:
+        print(f"⚠ {printable(text)}", file=sys.stderr)
 
     def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         return self._approve(request, None)

@@ -1,0 +1,206 @@
+"""Skills (the ``io.modelcontextprotocol/skills`` extension, SEP-2640), sans-IO: what a
+server's skill entries must be, and what a host must check before it uses a skill's files.
+
+A server that declares the extension (``capabilities.extensions``) lists its skills with
+``skills/list`` (paged) and gives one by the URI of its ``SKILL.md`` with ``skills/get``.
+An entry carries the skill's YAML frontmatter as JSON and every file it has (``uri``,
+``digest`` ``sha256:<hex>``, ``size`` in bytes), or ``"dynamic"``. The files are ordinary
+resources. A host reads only the files an entry lists, never before it is asked to, and
+checks each one's size and digest, and ``SKILL.md``'s frontmatter against the entry: a
+mismatch discards the content. A digest proves the content is what the entry said, not
+that it can be trusted: skills are the server's text like anything else it sends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import ProtocolError
+from ..safety.text import printable
+
+EXTENSION = "io.modelcontextprotocol/skills"
+MAX_FILES = 512  # what a host must accept in one skill, at least
+MAX_BYTES = 16 * 1024 * 1024
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+JSON = dict[str, Any]
+
+
+def offers_skills(capabilities: JSON) -> bool:
+    """Whether the server declared the skills extension."""
+    extensions = capabilities.get("extensions")
+    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION), dict)
+
+
+@dataclass(frozen=True)
+class SkillFile:
+    """One file of a skill, as its entry lists it."""
+
+    uri: str
+    digest: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A server's skill: ``name`` and ``description`` from its frontmatter (all of which is
+    ``frontmatter``), the URI of its ``SKILL.md``, and its files (None: ``"dynamic"``, the
+    server does not say which)."""
+
+    server: str
+    uri: str
+    frontmatter: JSON = field(repr=False)
+    files: tuple[SkillFile, ...] | None = field(repr=False)
+
+    def __repr__(self) -> str:
+        count = "dynamic" if self.files is None else f"{len(self.files)} file(s)"
+        return printable(f"<Skill {self.server}:{self.name} {self.uri} {count}>")
+
+    @property
+    def name(self) -> str:
+        return str(self.frontmatter.get("name", ""))
+
+    @property
+    def description(self) -> str:
+        return str(self.frontmatter.get("description", ""))
+
+    @property
+    def folder(self) -> str:
+        """The URI of the folder holding SKILL.md: relative paths resolve against it."""
+        return self.uri.rsplit("/", 1)[0]
+
+    @property
+    def size(self) -> int | None:
+        return None if self.files is None else sum(f.size for f in self.files)
+
+    def relative(self, file: SkillFile) -> str:
+        """``file``'s path in the skill (``reference.md``, ``scripts/plot.py``)."""
+        prefix = self.folder + "/"
+        return file.uri[len(prefix) :] if file.uri.startswith(prefix) else file.uri
+
+    def file(self, path: str) -> SkillFile:
+        """The listed file at ``path`` (relative to SKILL.md's folder, or a full URI);
+        ProtocolError-free: a ValueError naming the files there are, for a path not listed
+        (a host reads nothing else)."""
+        if self.files is None:
+            raise ValueError(f"skill {self.name!r} of {self.server} lists no files (it is dynamic): nothing is read")
+        uri = path if "://" in path else f"{self.folder}/{posixpath.normpath(path).lstrip('/')}"
+        for listed in self.files:
+            if listed.uri == uri:
+                return listed
+        names = ", ".join(self.relative(f) for f in self.files)
+        raise ValueError(f"skill {self.name!r} of {self.server} lists no file {path!r} (it lists: {names}): not read")
+
+
+def skill_of(server: str, entry: Any) -> Skill:
+    """A skill from its entry in ``skills/list`` or ``skills/get``; ProtocolError saying
+    what is wrong with one a host must not load."""
+    if not isinstance(entry, dict):
+        raise ProtocolError(f"{server}: a skill entry is not an object")
+    uri, frontmatter, resources = entry.get("uri"), entry.get("frontmatter"), entry.get("resources")
+    if not isinstance(uri, str) or not uri.endswith("/SKILL.md"):
+        raise ProtocolError(f"{server}: a skill entry's uri must name its SKILL.md, not {printable(repr(uri))}")
+    where = f"{server}: skill {printable(uri)}"
+    if not isinstance(frontmatter, dict) or not isinstance(frontmatter.get("name"), str):
+        raise ProtocolError(f"{where}: its frontmatter must be an object with a name")
+    if uri.rsplit("/", 2)[-2] != frontmatter["name"]:
+        raise ProtocolError(f"{where}: its folder is not named {printable(frontmatter['name'])!r}, as its name says")
+    if resources == "dynamic":
+        return Skill(server, uri, frontmatter, None)
+    if not isinstance(resources, list):
+        raise ProtocolError(f'{where}: its resources must be a list of files or "dynamic"')
+    files = []
+    for item in resources:
+        if not isinstance(item, dict):
+            raise ProtocolError(f"{where}: a file entry is not an object")
+        file_uri, digest, size = item.get("uri"), item.get("digest"), item.get("size")
+        if not isinstance(file_uri, str) or not isinstance(digest, str) or not _DIGEST.match(digest):
+            raise ProtocolError(f"{where}: a file entry needs a uri and a sha256:<64 hex> digest")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise ProtocolError(f"{where}: {printable(file_uri)} has no size in bytes")
+        files.append(SkillFile(file_uri, digest, size))
+    if uri not in {f.uri for f in files}:
+        raise ProtocolError(f"{where}: its files do not include its SKILL.md")
+    if len(files) > MAX_FILES or sum(f.size for f in files) > MAX_BYTES:
+        raise ProtocolError(f"{where}: more than {MAX_FILES} files or 16 MiB: not loaded")
+    return Skill(server, uri, frontmatter, tuple(files))
+
+
+def check_content(skill: Skill, file: SkillFile, raw: bytes) -> None:
+    """ProtocolError unless ``raw`` (a file as read) has the size and digest its entry
+    lists: the content is then discarded."""
+    digest = "sha256:" + hashlib.sha256(raw).hexdigest()
+    if len(raw) != file.size or digest != file.digest:
+        raise ProtocolError(
+            f"{skill.server}: {printable(file.uri)} is not what skill {printable(skill.name)!r} lists "
+            f"({len(raw)} bytes, {digest[:15]}… where it lists {file.size} bytes, {file.digest[:15]}…): "
+            "discarded; get the skill again (server.get_skill) for its current entry"
+        )
+
+
+def frontmatter_of(text: str) -> JSON:
+    """The YAML frontmatter of a SKILL.md (the block between its first two ``---`` lines);
+    ProtocolError if it has none or it is not a mapping."""
+    import yaml
+
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise ProtocolError("SKILL.md does not start with a --- frontmatter block")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise ProtocolError("SKILL.md's frontmatter has no closing ---") from None
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as e:
+        raise ProtocolError(f"SKILL.md's frontmatter is not valid YAML ({printable(str(e).splitlines()[0])})") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("SKILL.md's frontmatter is not a mapping")
+    return data
+
+
+def body_of(text: str) -> str:
+    """A SKILL.md's text after its frontmatter."""
+    lines = text.lstrip("\ufeff").splitlines(keepends=True)
+    ends = [i for i, line in enumerate(lines) if line.strip() == "---"]
+    return "".join(lines[ends[1] + 1 :]).lstrip("\n") if len(ends) >= 2 and ends[0] == 0 else text
+
+
+def check_frontmatter(skill: Skill, text: str) -> None:
+    """ProtocolError unless SKILL.md's frontmatter is the entry's, field by field."""
+    found = frontmatter_of(text)
+    if _plain(found) != _plain(skill.frontmatter):
+        differ = sorted(
+            k for k in {*found, *skill.frontmatter} if _plain(found.get(k)) != _plain(skill.frontmatter.get(k))
+        )
+        raise ProtocolError(
+            f"{skill.server}: {printable(skill.uri)}'s frontmatter differs from its entry's "
+            f"({printable(', '.join(map(str, differ)))}): discarded"
+        )
+
+
+def _plain(value: Any) -> Any:
+    """YAML's values as JSON carries them (a date is text there)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+__all__ = [
+    "EXTENSION",
+    "Skill",
+    "SkillFile",
+    "body_of",
+    "check_content",
+    "check_frontmatter",
+    "frontmatter_of",
+    "offers_skills",
+    "skill_of",
+]

@@ -1,0 +1,109 @@
+"""Skills (the io.modelcontextprotocol/skills extension, SEP-2640) against a server on the
+official SDK's Extension mechanism (tests/servers/sdk_skills.py), in both eras: listed
+page by page without reading a file; a SKILL.md shown as Markdown that cannot run or link
+anywhere but https; only listed files read, each checked against its entry."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import pandas as pd
+import pytest
+from IPython.core.error import UsageError
+from support.peers import SERVERS
+from support.shells import extension_loaded, line
+
+from mcp_notebook import ArgumentError, Client, ProtocolError, Server
+
+SKILLS = str(SERVERS / "sdk_skills.py")
+
+
+def reads(server: Server) -> dict[str, int]:
+    """The resources/read requests the server got, by URI."""
+    return dict(server.call_tool("reads").structured or {})
+
+
+@pytest.fixture(params=["auto", "legacy"])
+def skilled(request: pytest.FixtureRequest, client: Client) -> Iterator[Server]:
+    yield client.add("sk", sys.executable, [SKILLS], protocol=request.param)
+
+
+def test_skills_are_listed_page_by_page_in_both_eras_and_nothing_is_read(skilled: Server) -> None:
+    assert skilled.protocol_version == ("2026-07-28" if skilled.config.protocol == "auto" else "2025-11-25")
+    listed = skilled.list_skills()
+    assert [(s.name, s.uri) for s in listed] == [
+        ("penguin-report", "skill://penguin-report/SKILL.md"),
+        ("field-notes", "skill://acme/field-notes/SKILL.md"),
+    ]  # two pages, one skill each
+    report, notes = listed
+    assert report.frontmatter["license"] == "CC0-1.0" and report.frontmatter["metadata"] == {
+        "author": "mcp-notebook tests"
+    }
+    assert [report.relative(f) for f in report.files or ()] == ["SKILL.md", "reference.md", "scripts/plot.py"]
+    assert notes.files is None and "dynamic" in repr(notes)
+    assert skilled.skills == listed
+    assert reads(skilled) == {}  # listing reads no file
+
+
+def test_a_skill_shows_safely_and_only_its_listed_files_are_read(skilled: Server) -> None:
+    document = skilled.get_skill("penguin-report")
+    shown = document._repr_markdown_()
+    assert "&lt;script&gt;" in shown and "<script>" not in shown and "&lt;b&gt;reference.md" in shown
+    assert "[palmerpenguins](https://allisonhorst.github.io/palmerpenguins/)" in shown  # https: a link
+    assert "old mirror (`http://insecure.example/penguins`)" in shown  # anything else: text
+    assert "| `scripts/plot.py` | 32 |" in shown and document.body.startswith("# Penguin report")
+    assert skilled.read_skill_file("penguin-report", "scripts/plot.py").text.startswith("import matplotlib")
+    with pytest.raises(ArgumentError, match=r"lists no file 'unlisted.md' \(it lists: SKILL.md, reference.md"):
+        skilled.read_skill_file("penguin-report", "unlisted.md")
+    with pytest.raises(ArgumentError, match="lists no files \\(it is dynamic\\)"):
+        skilled.get_skill("field-notes")
+    hidden = skilled.get_skill("skill://hidden-skill/SKILL.md")  # not listed: skills/get
+    assert hidden.skill.name == "hidden-skill" and hidden.body.startswith("Hidden.")
+    with pytest.raises(ArgumentError, match="has no skill named 'nope' \\(it lists: field-notes, penguin-report\\)"):
+        skilled.get_skill("nope")
+    with pytest.raises(ArgumentError, match=r"has no skill at skill://nope/SKILL\.md"):
+        skilled.get_skill("skill://nope/SKILL.md")
+    assert reads(skilled) == {
+        "skill://penguin-report/SKILL.md": 1,
+        "skill://penguin-report/scripts/plot.py": 1,
+        "skill://hidden-skill/SKILL.md": 1,
+    }  # never the unlisted file, nor the dynamic skill's
+
+
+@pytest.mark.parametrize(
+    ("flag", "call", "says"),
+    [
+        ("--tamper", lambda s: s.read_skill_file("penguin-report", "reference.md"),
+         r"reference.md is not what skill 'penguin-report' lists \(.* bytes, sha256:.*\): discarded"),
+        ("--drift", lambda s: s.get_skill("penguin-report"),
+         r"SKILL.md's frontmatter differs from its entry's \(description\): discarded"),
+    ],
+    ids=["digest", "frontmatter"],
+)  # fmt: skip
+def test_content_that_is_not_what_its_entry_lists_is_discarded(client: Client, flag: str, call, says: str) -> None:  # type: ignore[no-untyped-def]
+    server = client.add("sk", sys.executable, [SKILLS, flag])
+    with pytest.raises(ProtocolError, match=says):
+        call(server)
+
+
+def test_the_magics_and_a_server_without_skills(client: Client) -> None:
+    with extension_loaded() as ip:
+        from mcp_notebook.runtime.client import get_client
+
+        own = get_client()
+        own.add("sk", sys.executable, [SKILLS])
+        own.add("plain", sys.executable, [str(SERVERS / "sdk_modern.py")])
+        try:
+            frame = line(ip, "skills")  # every server that declares the extension: not plain
+            assert isinstance(frame, pd.DataFrame) and list(frame["name"]) == ["penguin-report", "field-notes"]
+            assert list(frame["files"].astype(object).where(frame["files"].notna(), None)) == [3, None]
+            assert "<script>" not in line(ip, "skill sk penguin-report")._repr_markdown_()
+            assert line(ip, "skill sk penguin-report reference.md").text.startswith("# Reference")
+            with pytest.raises(UsageError, match="server 'plain' offers no skills"):
+                line(ip, "skills plain")
+            with pytest.raises(UsageError, match=r"lists no file 'secret\.md'"):
+                line(ip, "skill sk penguin-report secret.md")
+        finally:
+            own.remove("sk")
+            own.remove("plain")
