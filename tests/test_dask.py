@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from support.peers import SERVERS
 from support.processes import free_port, running
 
 from mcp_notebook import ApprovalPolicy, ArgumentError, Client, ServerConfig, Status, ToolDenied
@@ -112,6 +113,22 @@ def test_a_tool_that_asks_is_denied_on_the_workers_unless_the_policy_allows_it(c
     allowed = ApprovalPolicy(allow={"demo_deny": ["delete_penguins"]})
     out = map_partitions(ddf, config, "delete_penguins", meta=meta, approval=allowed).compute()
     assert not out["is_error"].any() and out["text"].str.startswith("deleted ").all()
+
+
+def test_a_servers_limit_holds_in_every_worker_process(cluster: Any) -> None:
+    """max_concurrency travels with the config: each worker's server (the official SDK's,
+    counting what it has in flight) never has more than 2 calls, though each worker runs two
+    partitions at once, each asking for 8; pairs of calls that wait for each other meet."""
+    config = ServerConfig(
+        "sdk_limited", command=sys.executable, args=[str(SERVERS / "sdk_modern.py")], max_concurrency=2
+    )
+    ddf = dd.from_pandas(pd.DataFrame({"together": [2] * 16}), npartitions=4)  # 4 rows a partition: pairs
+    meta = pd.DataFrame({"met": pd.Series(dtype=bool), "peak": pd.Series(dtype="int64"),
+                         "is_error": pd.Series(dtype=bool), "error": pd.Series(dtype=object),
+                         "elapsed_s": pd.Series(dtype=float)})  # fmt: skip
+    out = map_partitions(ddf, config, "meet", meta=meta, concurrency=8).compute()
+    assert not out["is_error"].any(), out["error"].tolist()
+    assert out["met"].all() and out["peak"].max() == 2
 
 
 def test_mistakes_are_one_line_errors_before_anything_runs(cluster: Any) -> None:
