@@ -49,6 +49,7 @@ LAYERS = {
     "mcp_notebook": "wiring",
     "mcp_notebook.errors": "core",
     "mcp_notebook.version": "core",
+    "mcp_notebook.testing": "core",  # the exported tests' assertions: plain functions, for any pytest
     "mcp_notebook.core": "core",
     "mcp_notebook.runtime": "runtime",
     "mcp_notebook.notebook": "notebook",
@@ -310,6 +311,7 @@ def test_no_import_circles() -> None:
 ROOMS = [
     "mcp_notebook.errors",
     "mcp_notebook.version",
+    "mcp_notebook.testing",
     "mcp_notebook.core.safety",  # what we show of untrusted text and secrets
     "mcp_notebook.core.arguments",
     "mcp_notebook.core.backoff",
@@ -319,6 +321,7 @@ ROOMS = [
     "mcp_notebook.core.views",
     "mcp_notebook.core.types",
     "mcp_notebook.core.naming",
+    "mcp_notebook.core.listings",
     "mcp_notebook.core.approval",
     "mcp_notebook.core.auth",
     "mcp_notebook.core.config",

@@ -22,6 +22,7 @@ __all__ = [
     "SERVER_COLUMNS",
     "TEMPLATE_COLUMNS",
     "TOOL_COLUMNS",
+    "changes_frame",
     "found_frame",
     "prompt_arguments",
     "places_frame",
@@ -79,6 +80,14 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     return records_frame(
         [{k: printable(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows], columns
     )
+
+
+CHANGE_COLUMNS = ["kind", "name", "change", "path", "before", "after", "breaking"]
+
+
+def changes_frame(changes: Iterable[Any]) -> pd.DataFrame:
+    """``%mcp diff``: one row a change (core/listings/compare.py's ``Change``)."""
+    return _frame([dict(vars(c)) for c in changes], CHANGE_COLUMNS)
 
 
 FOUND_COLUMNS = ["name", "transport", "target", "client", "scope", "file", "disabled"]

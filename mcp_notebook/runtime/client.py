@@ -15,6 +15,8 @@ from ..core.config.clients import read_client
 from ..core.config.scopes import load_servers
 from ..core.config.servers import ServerConfig, check_server_name
 from ..core.history.calls import Call
+from ..core.listings.compare import Change, compare
+from ..core.listings.snapshot import read_snapshot, snapshot_of, write_snapshot
 from ..core.session.session import Handlers
 from ..core.types import CallResult, Status
 from ..errors import UnknownServer, UnknownTool
@@ -336,15 +338,57 @@ class Client:
 
         return transcript_frame(self.runtime.history.transcript(self[server].name, last))
 
-    def export_history(self, path: str | os.PathLike[str] | None = None, server: str | None = None) -> str:
+    def export_history(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        server: str | None = None,
+        *,
+        pytest: bool = False,
+        exact: bool = False,
+        volatile: Sequence[str] = (),
+    ) -> str:
         """A Python script replaying the successful calls in order (written to ``path`` if
-        given): servers added from their configs, secrets read from environment variables."""
-        from ..core.history.replay import script
+        given): servers added from their configs, secrets read from environment variables.
+        ``pytest``: a pytest module instead, a test per call asserting it ends well and fits
+        its tool's output schema; ``exact``: and that its result is the recorded one, the
+        fields named in ``volatile`` (times, ids) left out."""
+        from ..core.history.replay import pytest_module, script
 
-        text = script(self.calls(server), {s.name: s.config for s in self._servers.values()})
+        configs = {s.name: s.config for s in self._servers.values()}
+        if pytest:
+            text = pytest_module(self.calls(server), configs, exact=exact, volatile=volatile)
+        else:
+            text = script(self.calls(server), configs)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
+
+    # -- listings kept and compared --------------------------------------------------------
+
+    def snapshot(self, server: str, path: str | os.PathLike[str] | None = None) -> JSON:
+        """``server``'s listings now (tools, resources, templates, prompts, each listed
+        afresh and kept as sent, schemas included), as a snapshot to compare with later;
+        also written to ``path`` as JSON when given."""
+        handle = self[server]
+        listings = self.runtime.run(_listings(handle), handle.name)
+        data = snapshot_of(handle.name, handle.server_info, handle.protocol_version, listings)
+        if path is not None:
+            write_snapshot(path, data)
+        return data
+
+    def diff(self, old: str | os.PathLike[str] | JSON, new: str | os.PathLike[str] | JSON) -> list[Change]:
+        """What changed from ``old`` to ``new``, each a server's name (its listings now), a
+        snapshot's path, or a snapshot: entries added, removed, renamed and changed (a
+        schema's change as the paths that changed), those that break a caller of ``old``
+        marked ``breaking``."""
+        return compare(self._listings_of(old), self._listings_of(new))
+
+    def _listings_of(self, what: str | os.PathLike[str] | JSON) -> JSON:
+        if isinstance(what, dict):
+            return what
+        if isinstance(what, str) and what in self:
+            return self.snapshot(what)
+        return read_snapshot(what)
 
     # -- calls by qualified name ---------------------------------------------------------
 
@@ -366,6 +410,17 @@ class Client:
 async def _gather_quietly(coros: list[Any]) -> None:
     """Run these together; each one's failure is its own server's status, not raised here."""
     await asyncio.gather(*coros, return_exceptions=True)
+
+
+async def _listings(server: Server) -> dict[str, list[JSON]]:
+    """Every listing the server declares, fetched afresh (on the loop)."""
+    out: dict[str, list[JSON]] = {}
+    capabilities = server.capabilities
+    for kind, capability in (("tools", "tools"), ("resources", "resources"),
+                             ("resourceTemplates", "resources"), ("prompts", "prompts")):  # fmt: skip
+        if capability in capabilities:
+            out[kind] = await server.connection.listing(kind, True)
+    return out
 
 
 def root_entry(value: str | os.PathLike[str] | JSON) -> JSON:

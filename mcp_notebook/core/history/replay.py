@@ -18,7 +18,7 @@ from ..config.servers import ServerConfig
 from ..safety.redact import is_secret_name, redact_url, replace_secret_args
 from .calls import Call, successful
 
-__all__ = ["env_name", "script"]
+__all__ = ["env_name", "pytest_module", "script"]
 
 
 def env_name(server: str, key: str) -> str:
@@ -123,6 +123,79 @@ def _one_line(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text)
 
 
+def _variable(server: str, added: dict[str, str]) -> str:
+    """A Python name for ``server``'s handle, not one taken (``"a-b"`` and ``"a_b"`` are two)."""
+    var = re.sub(r"\W", "_", server).lower() or "server"
+    taken = {"client", "result", "os", "pytest", *added.values()}
+    if not var.isidentifier() or keyword.iskeyword(var) or var in taken:
+        var = next(f"server_{n}" for n in range(1, len(added) + 2) if f"server_{n}" not in taken)
+    return var
+
+
+def pytest_module(
+    calls: Iterable[Call], configs: Mapping[str, ServerConfig], *, exact: bool = False, volatile: Iterable[str] = ()
+) -> str:
+    """A pytest module replaying ``calls`` that ended well, one test each, asserting what was
+    seen: each ends well and fits its tool's output schema; with ``exact``, its result is
+    the recorded one, the ``volatile`` fields left out. It needs mcp-notebook and pytest
+    only; each server starts once for the module, as it was added (secrets from the
+    environment)."""
+    from ...testing import comparable
+
+    secrets = _Secrets()
+    added: dict[str, str] = {}
+    fixtures: list[str] = []
+    tests: list[str] = []
+    skip = sorted(set(volatile))
+    for number, call in enumerate(successful(list(calls)), 1):
+        config = configs.get(call.server)
+        if config is None:
+            tests.append(f"# skipped: {call.method} to server {call.server!r}, which has no config now\n")
+            continue
+        var = added.get(call.server)
+        if var is None:
+            var = added[call.server] = _variable(call.server, added)
+            add = _add("server", config, secrets).replace("server = ", "return ", 1)
+            fixtures.append(f'@pytest.fixture(scope="module")\ndef {var}(client):\n    {add}\n')
+        what = re.sub(r"\W+", "_", str(call.name or call.method)).strip("_").lower()[:40]
+        label = _one_line(
+            f"{call.server}.{call.name}" if call.method != "resources/read" else f"{call.server} read {call.name}"
+        )
+        body = [f"def test_{number:03d}_{var}_{what}({var}):", "    " + _call(var, call, secrets)]
+        body.append(f"    expect_ok(result, {label!r})")
+        if exact:
+            expected = comparable(call.method, call.result)
+            body.append(f"    expected = {_literal(call.server, expected, secrets, 'the recorded value')}")
+            body.append(f"    expect_same(result, {call.method!r}, expected, {label!r}, volatile={tuple(skip)!r})")
+        tests.append("\n".join(body) + "\n")
+    head = [
+        '"""Tests of calls recorded by mcp-notebook (%mcp history --export --pytest): pytest THIS_FILE."""',
+        "",
+        "import os",
+        "",
+        "import pytest",
+        "",
+        "from mcp_notebook import Client",
+        "from mcp_notebook.testing import expect_ok, expect_same",
+        "",
+    ]
+    if secrets.names:
+        head.append("# Set these environment variables first (their values are not written here):")
+        head += [f"#   {name}: {_one_line(what)}" for name, what in secrets.names.items()]
+        head.append("")
+    head += [
+        "",
+        '@pytest.fixture(scope="module")',
+        "def client():",
+        "    c = Client()",
+        "    yield c",
+        "    c.close()",
+        "",
+    ]
+    text = "\n".join(head) + "\n" + "\n\n".join(fixtures + tests)
+    return text.replace("\n\n\n\n", "\n\n\n")
+
+
 def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
     """The script replaying ``calls`` that ended well (tool calls, resource reads, prompts),
     in order, against the servers ``configs`` describe (a server without one is skipped)."""
@@ -137,11 +210,7 @@ def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
             continue
         var = added.get(call.server)
         if var is None:
-            var = re.sub(r"\W", "_", call.server).lower() or "server"
-            taken = {"client", "result", "os", *added.values()}  # "a-b" and "a_b" are two servers
-            if not var.isidentifier() or keyword.iskeyword(var) or var in taken:
-                var = next(f"server_{n}" for n in range(1, len(added) + 2) if f"server_{n}" not in taken)
-            added[call.server] = var
+            var = added[call.server] = _variable(call.server, added)
             adds.append(_add(var, config, secrets))
         body.append(_call(var, call, secrets))
         body.append("print(result.text)")

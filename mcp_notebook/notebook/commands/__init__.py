@@ -4,9 +4,9 @@ help beside it (``@command``; docs/magics.md is written from that help).
 A value is what ``x = %mcp …`` assigns and what a cell shows; a function that only acts
 prints one line and returns None. By area: servers.py (add, load, list, status, logs,
 loglevel, restart, login, logout, remove), listings.py (tools, resources, templates,
-prompts), skills.py (skills, skill), using.py (read, call, prompt, roots, subscribe,
-unsubscribe), bulk.py (map), form.py (form), tasks.py (tasks), history.py (history,
-transcript).
+prompts), skills.py (skills, skill), compare.py (snapshot, diff), using.py (read, call,
+prompt, roots, subscribe, unsubscribe), bulk.py (map), form.py (form), tasks.py (tasks),
+history.py (history, transcript).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .base import COMMANDS, Command, Context, Deferred, command
 
 # The areas register their subcommands as they are imported, in the order help lists them.
 # isort: off
-from . import servers, listings, skills, using, bulk, form, tasks, history
+from . import servers, listings, skills, compare, using, bulk, form, tasks, history
 
 # isort: on
 from .using import call_cell
@@ -30,6 +30,7 @@ __all__ = [
     "bulk",
     "call_cell",
     "command",
+    "compare",
     "form",
     "help_",
     "history",

@@ -24,8 +24,9 @@ def _checked_last(name: str, last: int | None) -> int | None:
 
 
 @command(
-    "history [SERVER] [--last N] [--errors] | history [SERVER] --export PATH.py | history --clear",
-    "a table of the requests this kernel sent (all servers, or one), or a script replaying them",
+    "history [SERVER] [--last N] [--errors] | history [SERVER] --export PATH.py [--pytest [--exact] "
+    "[--volatile A,B]] | history --clear",
+    "a table of the requests this kernel sent (all servers, or one), or a script or tests replaying them",
     """
 Every request is recorded, newest last: time, server, method, name (tool, prompt or
 resource), arguments (secret-looking keys hidden, long values cut), duration (seconds),
@@ -37,11 +38,17 @@ The ring holds %config MCPMagics.history_size requests (0 turns recording off).
 the successful tool calls, resource reads and prompts in order; servers are added from
 their configs, and secrets (tokens, secret-looking env values and headers) are read from
 environment variables the script names at its top, never written into it.
+--pytest writes a pytest module instead: a test per call, each asserting the call ends well
+and its structured content fits the tool's outputSchema; --exact also that its result is
+the recorded one, leaving out the fields --volatile names (times, ids), at any depth. It
+needs only mcp-notebook and pytest; a failure names the call and shows where the results
+differ, what was expected and what came.
 The history holds the messages themselves (one read over 64 KiB only as shown, long values
 cut, so a big result you let go of is freed): --clear forgets them all.
   %mcp history
   %mcp history demo --last 5 --errors
   %mcp history --export replay.py
+  %mcp history demo --export test_demo.py --pytest --exact --volatile elapsed_s
 """,
 )
 def history(ctx: Context, tokens: list[str]) -> Any:
@@ -50,6 +57,9 @@ def history(ctx: Context, tokens: list[str]) -> Any:
     _last(parser)
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--export", metavar="PATH")
+    parser.add_argument("--pytest", action="store_true")
+    parser.add_argument("--exact", action="store_true")
+    parser.add_argument("--volatile", metavar="A,B")
     parser.add_argument("--clear", action="store_true")
     opts = parser.parse(tokens)
     last = _checked_last("history", opts.last)
@@ -64,12 +74,19 @@ def history(ctx: Context, tokens: list[str]) -> Any:
     if opts.export:
         if last is not None or opts.errors:
             raise UsageError("%mcp history: --export replays every successful call; drop --last and --errors")
+        if (opts.exact or opts.volatile) and not opts.pytest:
+            raise UsageError("%mcp history: --exact and --volatile go with --export PATH --pytest")
+        volatile = [v.strip() for v in (opts.volatile or "").split(",") if v.strip()]
         try:
-            text = ctx.client.export_history(opts.export, opts.server)
+            text = ctx.client.export_history(
+                opts.export, opts.server, pytest=opts.pytest, exact=opts.exact, volatile=volatile
+            )
         except OSError as e:
             raise UsageError(f"%mcp history: cannot write {opts.export!r}: {e.strerror or e}") from None
-        calls = text.count("\nresult = ")
-        ctx.out(f"wrote {opts.export}: {calls} call{'s' if calls != 1 else ''} to replay (python {opts.export})")
+        calls = text.count("result = ")
+        plural = "s" if calls != 1 else ""
+        how = f"pytest {opts.export}" if opts.pytest else f"python {opts.export}"
+        ctx.out(f"wrote {opts.export}: {calls} call{plural} to {'test' if opts.pytest else 'replay'} ({how})")
         return None
     return ctx.client.history(opts.server, last, opts.errors)
 
