@@ -79,7 +79,14 @@ def _first_difference(a: Any, b: Any, path: str) -> tuple[str, Any, Any] | None:
         if len(a) != len(b):
             return f"{path} (length)".lstrip("."), len(a), len(b)
         return None
-    return None if a == b else (path.lstrip("."), a, b)
+    return None if _same(a, b) else (path.lstrip("."), a, b)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values: 1 is not true, and NaN is NaN."""
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
 
 
 def _short(value: Any) -> str:

@@ -81,7 +81,9 @@ def fork_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         mp.setenv("MCP_NOTEBOOK_TEST_FORKSERVER", str(path))
         mp.setenv("MCP_NOTEBOOK_TEST_FORKSERVER_PYTHON", sys.executable)
         shim = str(SUPPORT / "forkshim")
-        mp.setenv("PYTHONPATH", os.pathsep.join(p for p in (shim, os.environ.get("PYTHONPATH")) if p))
+        path = os.pathsep.join(p for p in (shim, os.environ.get("PYTHONPATH")) if p)
+        mp.setenv("PYTHONPATH", path)
+        mp.setenv("MCP_NOTEBOOK_TEST_FORKSERVER_PYTHONPATH", path)  # a server given another starts as usual
         yield
     assert server.stdin is not None
     server.stdin.close()  # it ends at its stdin's end

@@ -276,3 +276,34 @@ def test_the_user_files_of_macos_and_windows_are_read_where_they_are(tmp_path: P
         "claude-desktop": ["desk"], "claude-code": ["cc"], "cursor": ["cur"], "vscode": ["code"],
         "windsurf": ["surf"], "gemini": ["gem"], "codex": ["cx"],
     }  # fmt: skip
+
+
+def test_an_entry_we_cannot_read_is_skipped_and_the_rest_load_and_save_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("DOCS_TOKEN", TOKEN)
+    monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "ours"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode/mcp.json").write_text(json.dumps({"servers": {
+        "asks": {"type": "http", "url": "https://a.example/mcp", "headers": {"Key": "${input:key}"}},
+        "odd": "not an entry",
+        "fine": {"type": "stdio", "command": "python", "args": ["--header", "Authorization: Bearer ${env:DOCS_TOKEN}"]},
+        "remote": {"type": "http", "url": "https://r.example/${env:DOCS_TOKEN}/mcp"},
+    }}))  # fmt: skip
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex/config.toml").write_text('[mcp_servers.typo]\ncommand = "x"\nstartup_timeout_ms = "5000"\n')
+    found, said = read("vscode")
+    assert sorted(found) == ["fine", "remote"]
+    assert any("servers.asks" in s and "${input:key}" in s and s.endswith("skipped") for s in said), said
+    assert any("servers.odd" in s for s in said), said
+    codex, said = read("codex")
+    assert codex == {} and len(said) == 1 and "typo" in said[0], said
+    with extension_loaded() as ip:
+        run(ip, "%mcp load --from vscode --dry-run --save user")
+    text = user_file().read_text()
+    assert TOKEN not in text
+    saved = json.loads(text)["mcpServers"]
+    assert saved["fine"]["args"] == ["--header", "Authorization: Bearer ${DOCS_TOKEN}"]
+    assert saved["remote"]["url"] == "https://r.example/${DOCS_TOKEN}/mcp"

@@ -101,3 +101,20 @@ def test_which_changes_break_a_caller() -> None:
         ("penguins://data.csv", "changed", "mimeType", True),
     ]
     assert compare(old, old) == []
+
+
+def test_malformed_listings_are_compared_without_failing() -> None:
+    odd = {"tools": [{"name": "a", "inputSchema": {"properties": [1], "required": [{}]}}, "not an entry"],
+           "prompts": [{"name": "p", "arguments": [{"name": ["x"]}, 3]}]}  # fmt: skip
+    fine = {"tools": [{"name": "a", "inputSchema": {"properties": {"x": {}}, "required": ["x"]}}],
+            "prompts": [{"name": "p", "arguments": [{"name": "q", "required": True}]}]}  # fmt: skip
+    assert rows(odd, fine) == [
+        ("a", "changed", "inputSchema.required", True),
+        ("a", "changed", "inputSchema.properties.x", False),
+        ("p", "changed", "arguments.q", True),
+    ]
+    nested = tool("n", {"o": {"type": "object", "properties": {"k": {"type": "string"}}}})
+    stricter = tool("n", {"o": {"type": "object", "properties": {"k": {"type": "string"}}, "required": ["k"]}})
+    assert rows({"tools": [nested]}, {"tools": [stricter]}) == [
+        ("n", "changed", "inputSchema.properties.o.required", True)
+    ]

@@ -65,3 +65,25 @@ def test_an_exported_test_passes_against_its_server_then_fails_readably_against_
         r"expected \d+, received \d+",
         said.group(1),
     ), said.group(1)
+
+
+def test_an_exported_file_is_python_and_holds_no_secret_whatever_was_recorded() -> None:
+    from mcp_notebook.core.config.servers import ServerConfig
+    from mcp_notebook.core.history.calls import Call
+    from mcp_notebook.core.history.replay import pytest_module
+
+    def recorded(method: str, params: dict[str, object], result: dict[str, object]) -> Call:
+        call = Call("expect_ok", {"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        call.duration, call.answer = 0.1, result
+        return call
+
+    secret_uri = "https://h.example/x?api_key=sk-SECRET-0042"
+    calls = [
+        recorded("tools/call", {"name": "take_½", "arguments": {"x": 1}},
+                 {"content": [], "structuredContent": {"token": "sk-SECRET-0043", "n": 1}}),
+        recorded("resources/read", {"uri": secret_uri}, {"contents": [{"uri": secret_uri, "text": "t"}]}),
+    ]  # fmt: skip
+    text = pytest_module(calls, {"expect_ok": ServerConfig("expect_ok", command="python")}, exact=True)
+    ast.parse(text)  # a tool named take_½ and a server named like an import: still valid Python
+    assert "SECRET" not in text and "def expect_ok(" not in text
+    assert "volatile=('token',)" in text and "volatile=('uri',)" in text

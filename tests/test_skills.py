@@ -48,11 +48,11 @@ def test_skills_are_listed_page_by_page_in_both_eras_and_nothing_is_read(skilled
 
 def test_a_skill_shows_safely_and_only_its_listed_files_are_read(skilled: Server) -> None:
     document = skilled.get_skill("penguin-report")
-    shown = document._repr_markdown_()
+    shown = document._repr_html_()
     assert "&lt;script&gt;" in shown and "<script>" not in shown and "&lt;b&gt;reference.md" in shown
-    assert "[palmerpenguins](https://allisonhorst.github.io/palmerpenguins/)" in shown  # https: a link
-    assert "old mirror (`http://insecure.example/penguins`)" in shown  # anything else: text
-    assert "| `scripts/plot.py` | 32 |" in shown and document.body.startswith("# Penguin report")
+    assert '<a href="https://allisonhorst.github.io/palmerpenguins/">palmerpenguins</a>' in shown  # https: a link
+    assert "[old mirror](http://insecure.example/penguins)" in shown and 'href="http:' not in shown  # text
+    assert "<code>scripts/plot.py</code></td><td>32</td>" in shown and document.body.startswith("# Penguin report")
     assert skilled.read_skill_file("penguin-report", "scripts/plot.py").text.startswith("import matplotlib")
     with pytest.raises(ArgumentError, match=r"lists no file 'unlisted.md' \(it lists: SKILL.md, reference.md"):
         skilled.read_skill_file("penguin-report", "unlisted.md")
@@ -98,7 +98,7 @@ def test_the_magics_and_a_server_without_skills(client: Client) -> None:
             frame = line(ip, "skills")  # every server that declares the extension: not plain
             assert isinstance(frame, pd.DataFrame) and list(frame["name"]) == ["penguin-report", "field-notes"]
             assert list(frame["files"].astype(object).where(frame["files"].notna(), None)) == [3, None]
-            assert "<script>" not in line(ip, "skill sk penguin-report")._repr_markdown_()
+            assert "<script>" not in line(ip, "skill sk penguin-report")._repr_html_()
             assert line(ip, "skill sk penguin-report reference.md").text.startswith("# Reference")
             with pytest.raises(UsageError, match="server 'plain' offers no skills"):
                 line(ip, "skills plain")
@@ -107,3 +107,23 @@ def test_the_magics_and_a_server_without_skills(client: Client) -> None:
         finally:
             own.remove("sk")
             own.remove("plain")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[x][1]\n\n[1]: javascript:alert(1)",
+        "[click\nme](javascript:alert(1))",
+        "[![i](https://ok.example/i.png)](javascript:alert(1))",
+        "[x](javascript:alert`1`)",
+        "\\`<img src=x onerror=alert(1)>\\`",
+        "```\ncode\n  ```\n<img src=x onerror=alert(1)>",
+        "<script>alert(1)</script> <a href='javascript:x'>a</a> [d](data:text/html,x) ![p](http://e.example/p.png)",
+    ],
+)
+def test_a_servers_markdown_renders_without_markup_or_links_but_https(text: str) -> None:
+    from mcp_notebook.core.safety.markdown import markdown_html
+
+    shown = markdown_html(text)
+    assert "<script" not in shown and "<img src=x" not in shown and "<a href='javascript" not in shown
+    assert 'href="javascript' not in shown and 'href="data' not in shown and 'src="http:' not in shown

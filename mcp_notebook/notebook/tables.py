@@ -75,11 +75,14 @@ _HINTS = {
 }
 
 
-def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
-    """A listing's table."""
-    return records_frame(
+def _frame(rows: list[dict[str, Any]], columns: list[str], counts: tuple[str, ...] = ()) -> pd.DataFrame:
+    """A listing's table; ``counts``: whole-number columns that may be missing (<NA>)."""
+    frame = records_frame(
         [{k: printable(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows], columns
     )
+    for column in counts:
+        frame[column] = frame[column].astype("Int64")
+    return frame
 
 
 CHANGE_COLUMNS = ["kind", "name", "change", "path", "before", "after", "breaking"]
@@ -102,9 +105,7 @@ def found_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def places_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """``%mcp load --from``: the other clients' files, which exist, how many servers each has."""
-    frame = _frame(rows, PLACE_COLUMNS)
-    frame["servers"] = frame["servers"].astype("Int64")
-    return frame
+    return _frame(rows, PLACE_COLUMNS, ("servers",))
 
 
 SKILL_COLUMNS = ["server", "name", "description", "uri", "files", "bytes", "license"]
@@ -124,17 +125,11 @@ def skills_frame(skills: Iterable[Any]) -> pd.DataFrame:
         }
         for s in skills
     ]
-    frame = _frame(rows, SKILL_COLUMNS)
-    for column in ("files", "bytes"):
-        frame[column] = frame[column].astype("Int64")
-    return frame
+    return _frame(rows, SKILL_COLUMNS, ("files", "bytes"))
 
 
 def servers_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = _frame(rows, SERVER_COLUMNS)
-    for column in ("tools", "resources", "prompts"):
-        frame[column] = frame[column].astype("Int64")
-    return frame
+    return _frame(rows, SERVER_COLUMNS, ("tools", "resources", "prompts"))
 
 
 def tool_arguments(tool: Tool) -> str:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.protocol.skills import Skill, body_of, check_content, check_frontmatter, offers_skills, skill_of
-from ..core.safety.markdown import safe_markdown
-from ..core.safety.text import printable
+from ..core.safety.markdown import markdown_html
+from ..core.safety.text import escape, printable
 from ..core.types import ReadResult
 from ..errors import ArgumentError, ProtocolError, RPCError
 from .context import DEFAULT, Runtime
@@ -31,8 +31,9 @@ _PAGES = 100  # skills/list pages followed at most (a server that pages for ever
 @dataclass
 class SkillDocument:
     """A skill's SKILL.md, read and checked: ``text`` (the whole file) and ``body`` (after
-    its frontmatter), with the ``skill`` it belongs to. Shows itself as Markdown (the
-    server's: raw HTML escaped, links only to https addresses) with the table of its files."""
+    its frontmatter), with the ``skill`` it belongs to. Shows itself as HTML: the server's
+    Markdown rendered with its raw HTML as text and links only to https addresses, then the
+    table of its files."""
 
     skill: Skill
     text: str = field(repr=False)
@@ -44,15 +45,20 @@ class SkillDocument:
     def body(self) -> str:
         return body_of(self.text)
 
-    def _repr_markdown_(self) -> str:
+    def _repr_html_(self) -> str:
         skill = self.skill
-        head = f"**{printable(skill.name)}** ({printable(skill.server)}): {safe_markdown(skill.description)}\n\n"
-        rows = ""
-        if skill.files is not None:
-            rows = "\n\n| file | bytes | digest |\n|---|---:|---|\n" + "".join(
-                f"| `{printable(skill.relative(f))}` | {f.size:,} | `{f.digest[:19]}…` |\n" for f in skill.files
-            )
-        return head + safe_markdown(self.body) + "\n\n---" + rows
+        head = (
+            f"<p><b>{escape(skill.name)}</b> ({escape(skill.server)}): {escape(skill.description)}</p>"
+            f"<hr>{markdown_html(self.body)}<hr>"
+        )
+        if skill.files is None:
+            return head
+        rows = "".join(
+            f"<tr><td><code>{escape(skill.relative(f))}</code></td><td>{f.size:,}</td>"
+            f"<td><code>{escape(f.digest[:19])}…</code></td></tr>"
+            for f in skill.files
+        )
+        return head + f"<table><tr><th>file</th><th>bytes</th><th>digest</th></tr>{rows}</table>"
 
 
 class SkillOps(ServerFacts):
@@ -110,7 +116,10 @@ class SkillOps(ServerFacts):
                 if e.code == INVALID_PARAMS:
                     raise ArgumentError(f"server {server!r} has no skill at {printable(name)}") from None
                 raise
-            return skill_of(server, answer.get("skill"))
+            skill = skill_of(server, answer.get("skill"))
+            if skill.uri != name:
+                raise ProtocolError(f"{server}: skills/get for {printable(name)} answered with {printable(skill.uri)}")
+            return skill
         found = [s for s in listed if s.name == name]
         if len(found) > 1:
             uris = ", ".join(s.uri for s in found)
@@ -130,6 +139,12 @@ class SkillOps(ServerFacts):
         connection = self.connection
         raw = await steps.send(connection, "resources/read", {"uri": file.uri}, DEFAULT)
         read = ReadResult.from_raw(connection.name, file.uri, raw)
+        if len(read.contents) != 1 or read.contents[0].get("uri") != file.uri:
+            # What the entry's digest covers is one file: anything else is not what it lists.
+            raise ProtocolError(
+                f"{connection.name}: reading {printable(file.uri)} gave {len(read.contents)} contents, "
+                "not that one file: discarded"
+            )
         check_content(skill, file, read.bytes)
         return read
 

@@ -40,27 +40,41 @@ class CallSlots:
             free = self._free = asyncio.Semaphore(self.limit)
         bounded = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
         started = time.monotonic()
-        self.waiting += 1
-        try:
-            if bounded:
-                await asyncio.wait_for(free.acquire(), timeout)
-            else:
-                await free.acquire()
-        except asyncio.TimeoutError:
-            raise RequestTimeout(
-                f"{self.server}: no tool call could start within {timeout:g} s: {self.limit} already in flight "
-                f"(its maxConcurrency); raise the timeout or the limit (%mcp add … --max-concurrency N)"
-            ) from None
-        finally:
-            self.waiting -= 1
+        await self._turn(free, timeout if bounded else None)
         self.in_flight += 1
         try:
             if bounded:
-                timeout = max(timeout - (time.monotonic() - started), 0.001)
+                timeout -= time.monotonic() - started
+                if timeout <= 0:  # its turn came with no time left: not sent
+                    raise self._late(timeout + time.monotonic() - started)
             return await send(timeout)
         finally:
             self.in_flight -= 1
             free.release()
+
+    async def _turn(self, free: asyncio.Semaphore, timeout: float | None) -> None:
+        """A slot, within ``timeout``. Not ``wait_for``: before Python 3.12 it can return a
+        slot to a caller cancelled in the same turn, whose call would then be sent."""
+        self.waiting += 1
+        acquiring = asyncio.ensure_future(free.acquire())
+        try:
+            done, _ = await asyncio.wait({acquiring}, timeout=timeout)
+        except BaseException:  # cancelled while waiting: give back a slot taken meanwhile
+            if acquiring.done() and not acquiring.cancelled():
+                free.release()
+            acquiring.cancel()
+            raise
+        finally:
+            self.waiting -= 1
+        if not done:
+            acquiring.cancel()
+            raise self._late(timeout)
+
+    def _late(self, timeout: Any) -> RequestTimeout:
+        return RequestTimeout(
+            f"{self.server}: no tool call could start within {timeout:g} s: {self.limit} already in flight "
+            f"(its maxConcurrency); raise the timeout or the limit (%mcp add … --max-concurrency N)"
+        )
 
 
 __all__ = ["CallSlots"]

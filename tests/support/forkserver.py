@@ -43,8 +43,12 @@ def run_child(request: dict[str, Any], fds: list[int], sockets: list[socket.sock
     server's ``sockets`` closed: an asker must see its fork server's end, not a copy's)."""
     for sock in sockets:
         sock.close()
-    for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
+    # As a Python started afresh has them: SIGPIPE ignored (a BrokenPipeError instead),
+    # SIGINT a KeyboardInterrupt, the others the system's.
+    for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.set_wakeup_fd(-1)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
@@ -133,7 +137,10 @@ def serve(path: str) -> None:
                 _reap(children)
             elif key.data == "accept":
                 conn, _ = listener.accept()
-                _fork(conn, listener, children)
+                try:
+                    _fork(conn, listener, children)
+                except Exception:  # one bad request (bad JSON, a failed fork): that asker starts as usual
+                    conn.close()
         _reap(children)
 
 
@@ -142,6 +149,8 @@ def _fork(conn: socket.socket, listener: socket.socket, children: dict[int, sock
     while not data.endswith(b"\n"):
         msg, ancillary, _, _ = conn.recvmsg(1 << 20, socket.CMSG_SPACE(3 * array.array("i").itemsize))
         if not msg:
+            for fd in fds:
+                os.close(fd)
             conn.close()
             return
         data += msg
@@ -153,7 +162,10 @@ def _fork(conn: socket.socket, listener: socket.socket, children: dict[int, sock
     request = json.loads(data)
     pid = os.fork()
     if pid == 0:
-        run_child(request, fds, [listener, conn, *children.values()])
+        try:
+            run_child(request, fds, [listener, conn, *children.values()])
+        finally:
+            os._exit(1)  # a child never goes back to serving (run_child ends it itself)
     for fd in fds:
         os.close(fd)
     children[pid] = conn

@@ -138,15 +138,28 @@ def read_place(place: Place, environ: Mapping[str, str] | None = None) -> list[F
     if not raw:
         return []
     key = place.key if place.key in ("servers", "mcp_servers") else "mcpServers"
-    ours = {_name(name, place): _ours(place.client, entry) for name, entry in raw.items()}
     source = str(place.path) if place.project is None else f"{place.path}: projects[{place.project}]"
     workspace = str(Path(place.project) if place.project else _workspace(place))
-    configs = parse_config({key: ours}, source=source, workspace=workspace, environ=environ, key=key)
-    found = []
-    for name, config in configs.items():
+    found: dict[str, Found] = {}
+    for theirs, entry in raw.items():
+        name = _name(theirs, place)
+        try:
+            ours = _ours(place.client, entry)
+            (config,) = parse_config({key: {name: ours}}, source=source, workspace=workspace, environ=environ,
+                                     key=key).values()  # fmt: skip
+        except (ConfigError, TypeError, ValueError, AttributeError) as e:
+            # One entry this client reads and we cannot (a VS Code ${input:…}, a wrong type):
+            # the others still load.
+            why = str(e) if isinstance(e, ConfigError) else f"{source}: {key}.{name}: not readable ({e})"
+            warnings.warn(f"{why}; skipped", ConfigWarning, stacklevel=2)
+            continue
+        if name in found:
+            warnings.warn(
+                f"{source}: two servers are named {name!r} here; the later one kept", ConfigWarning, stacklevel=2
+            )
         config.source = str(place.path)
-        found.append(Found(config, place, _references(ours[name])))
-    return found
+        found[name] = Found(config, place, _references(ours))
+    return list(found.values())
 
 
 def read_client(
@@ -161,7 +174,11 @@ def read_client(
     ``platform``: where its files are, by default this user's on this OS); a name in several
     places takes local over project over user."""
     out: dict[str, Found] = {}
+    seen: set[tuple[Path, str | None]] = set()
     for place in places(client, project=project, environ=environ, home=home, platform=platform):
+        if (place.path.resolve(), place.project) in seen:
+            continue  # the project is the home folder: its file is the user's, read once
+        seen.add((place.path.resolve(), place.project))
         for found in read_place(place, environ):
             out.pop(found.config.name, None)
             out[found.config.name] = found
@@ -240,10 +257,19 @@ def _codex(entry: JSON) -> JSON:
 
 
 def _references(entry: Any) -> dict[str, str]:
-    """The env, header and OAuth values an entry takes from variables, as ``${VAR}``."""
+    """The values an entry takes from variables, as written (``${VAR}``; VS Code's and
+    Cursor's ``${env:VAR}`` as ``${VAR}``), by config_entry's dotted names: saved so, never
+    with the variable's value in their place."""
     refs: dict[str, str] = {}
     if not isinstance(entry, dict):
         return refs
+    url = entry.get("url")
+    if isinstance(url, str) and "${" in url:
+        refs["url"] = url.replace("${env:", "${")
+    args = entry.get("args")
+    for i, arg in enumerate(args if isinstance(args, list) else ()):
+        if isinstance(arg, str) and "${" in arg:
+            refs[f"args.{i}"] = arg.replace("${env:", "${")
     for part in ("env", "headers", "oauth"):
         values = entry.get(part)
         if isinstance(values, dict):
@@ -272,6 +298,8 @@ def _read_toml(path: Path) -> Any:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
 

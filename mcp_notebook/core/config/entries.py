@@ -56,8 +56,8 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
     secrets now refer to that are not set to them here.
 
     ``refs`` gives fields as they were given, by dotted name (``{"headers.Authorization":
-    "Bearer ${TOKEN}", "oauth.client_secret": "${SECRET}"}``): a value that came from an
-    environment variable is saved as that variable.
+    "Bearer ${TOKEN}", "oauth.client_secret": "${SECRET}", "url": …, "args.2": …}``): a value
+    that came from an environment variable is saved as that variable.
     """
     refs = dict(refs or {})
     secrets = _Secrets()
@@ -67,7 +67,8 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
         entry["type"] = "stdio"
         entry["command"] = config.command
         if config.args:
-            entry["args"] = _args(config.args, server, secrets)
+            args = _args(config.args, server, secrets)
+            entry["args"] = [refs.get(f"args.{i}") or arg for i, arg in enumerate(args)]
         if config.env:
             # A secret env var refers to the variable of its own name: the server reads that.
             entry["env"] = {
@@ -80,7 +81,7 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
         # Claude Code reads an entry without a type as stdio: always write one ("auto", not
         # yet resolved by a connection, is written as Streamable HTTP).
         entry["type"] = config.transport if config.transport in ("http", "sse") else "http"
-        entry["url"] = _url(str(config.url), server, secrets)
+        entry["url"] = refs.get("url") or _url(str(config.url), server, secrets)
         if config.headers:
             entry["headers"] = {
                 k: refs.get(f"headers.{k}")

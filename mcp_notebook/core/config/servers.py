@@ -201,6 +201,8 @@ def read_json(path: str | os.PathLike[str], *, missing_ok: bool = False) -> Any:
         raise ConfigError(f"{p}: no such file; give the path of a .mcp.json or mcp.json") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read it ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not UTF-8 text") from None
     try:
         return json.loads(strip_jsonc(text))
     except json.JSONDecodeError as e:

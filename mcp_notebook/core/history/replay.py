@@ -11,7 +11,7 @@ from __future__ import annotations
 import keyword
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..config.servers import ServerConfig
@@ -126,10 +126,52 @@ def _one_line(text: str) -> str:
 def _variable(server: str, added: dict[str, str]) -> str:
     """A Python name for ``server``'s handle, not one taken (``"a-b"`` and ``"a_b"`` are two)."""
     var = re.sub(r"\W", "_", server).lower() or "server"
-    taken = {"client", "result", "os", "pytest", *added.values()}
+    taken = {"client", "result", "os", "pytest", "expect_ok", "expect_same", "expected", *added.values()}
     if not var.isidentifier() or keyword.iskeyword(var) or var in taken:
         var = next(f"server_{n}" for n in range(1, len(added) + 2) if f"server_{n}" not in taken)
     return var
+
+
+def _replayed(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> Iterator[tuple[Call, str | None, Any]]:
+    """Each call that ended well, with its server's Python name (None: it has no config now,
+    so it is skipped) and, the first time that server comes, its config (else None)."""
+    added: dict[str, str] = {}
+    for call in successful(list(calls)):
+        config = configs.get(call.server)
+        first = config is not None and call.server not in added
+        if first:
+            added[call.server] = _variable(call.server, added)
+        yield call, added.get(call.server), config if first else None
+
+
+def _public(value: Any, hidden: set[str]) -> tuple[Any, set[str]]:
+    """``value`` without its secret-looking keys and those in ``hidden`` (at any depth), and
+    those keys' names: an exported test leaves them out of the comparison rather than write them."""
+    found: set[str] = set()
+
+    def strip(v: Any) -> Any:
+        if isinstance(v, dict):
+            kept = {}
+            for key, item in v.items():
+                if isinstance(key, str) and (is_secret_name(key) or key in hidden):
+                    found.add(key)
+                else:
+                    kept[key] = strip(item)
+            return kept
+        if isinstance(v, list):
+            return [strip(item) for item in v]
+        return v
+
+    return strip(value), found
+
+
+def _variables_note(secrets: _Secrets) -> list[str]:
+    """The lines at a file's top naming the environment variables it reads secrets from."""
+    if not secrets.names:
+        return []
+    # A key may be a schema's property name, the server's: one comment line, whatever it holds.
+    lines = ["# Set these environment variables first (their values are not written here):"]
+    return [*lines, *(f"#   {name}: {_one_line(what)}" for name, what in secrets.names.items()), ""]
 
 
 def pytest_module(
@@ -143,30 +185,32 @@ def pytest_module(
     from ...testing import comparable
 
     secrets = _Secrets()
-    added: dict[str, str] = {}
     fixtures: list[str] = []
     tests: list[str] = []
     skip = sorted(set(volatile))
-    for number, call in enumerate(successful(list(calls)), 1):
-        config = configs.get(call.server)
-        if config is None:
+    for number, (call, var, new) in enumerate(_replayed(calls, configs), 1):
+        if var is None:
             tests.append(f"# skipped: {call.method} to server {call.server!r}, which has no config now\n")
             continue
-        var = added.get(call.server)
-        if var is None:
-            var = added[call.server] = _variable(call.server, added)
-            add = _add("server", config, secrets).replace("server = ", "return ", 1)
+        if new is not None:
+            add = _add("server", new, secrets).replace("server = ", "return ", 1)
             fixtures.append(f'@pytest.fixture(scope="module")\ndef {var}(client):\n    {add}\n')
-        what = re.sub(r"\W+", "_", str(call.name or call.method)).strip("_").lower()[:40]
-        label = _one_line(
-            f"{call.server}.{call.name}" if call.method != "resources/read" else f"{call.server} read {call.name}"
-        )
+        name = str(call.name or call.method)
+        if call.method == "resources/read":
+            name = redact_url(name)  # a URI's ?api_key=…: the call reads it from the environment
+        what = re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_").lower()[:40]  # ASCII: a name Python takes
+        label = _one_line(f"{call.server} read {name}" if call.method == "resources/read" else f"{call.server}.{name}")
         body = [f"def test_{number:03d}_{var}_{what}({var}):", "    " + _call(var, call, secrets)]
         body.append(f"    expect_ok(result, {label!r})")
-        if exact:
-            expected = comparable(call.method, call.result)
+        cut = (call.reply() or ({}, None))[1] is not None  # kept cut (over 64 KiB): not its whole value
+        if exact and cut:
+            body.append("    # not compared exactly: the history kept this result cut (over 64 KiB)")
+        elif exact:
+            hidden = {"uri"} if name != str(call.name) else set()  # a URI with a secret in it: not written either
+            expected, secret = _public(comparable(call.method, call.result), hidden)  # secret-looking fields too
+            kept = tuple(sorted({*skip, *secret}))
             body.append(f"    expected = {_literal(call.server, expected, secrets, 'the recorded value')}")
-            body.append(f"    expect_same(result, {call.method!r}, expected, {label!r}, volatile={tuple(skip)!r})")
+            body.append(f"    expect_same(result, {call.method!r}, expected, {label!r}, volatile={kept!r})")
         tests.append("\n".join(body) + "\n")
     head = [
         '"""Tests of calls recorded by mcp-notebook (%mcp history --export --pytest): pytest THIS_FILE."""',
@@ -179,10 +223,7 @@ def pytest_module(
         "from mcp_notebook.testing import expect_ok, expect_same",
         "",
     ]
-    if secrets.names:
-        head.append("# Set these environment variables first (their values are not written here):")
-        head += [f"#   {name}: {_one_line(what)}" for name, what in secrets.names.items()]
-        head.append("")
+    head += _variables_note(secrets)
     head += [
         "",
         '@pytest.fixture(scope="module")',
@@ -200,18 +241,14 @@ def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
     """The script replaying ``calls`` that ended well (tool calls, resource reads, prompts),
     in order, against the servers ``configs`` describe (a server without one is skipped)."""
     secrets = _Secrets()
-    added: dict[str, str] = {}
     adds: list[str] = []
     body: list[str] = []
-    for call in successful(list(calls)):
-        config = configs.get(call.server)
-        if config is None:
+    for call, var, new in _replayed(calls, configs):
+        if var is None:
             body.append(f"# skipped: {call.method} to server {call.server!r}, which has no config now")
             continue
-        var = added.get(call.server)
-        if var is None:
-            var = added[call.server] = _variable(call.server, added)
-            adds.append(_add(var, config, secrets))
+        if new is not None:
+            adds.append(_add(var, new, secrets))
         body.append(_call(var, call, secrets))
         body.append("print(result.text)")
     head = [
@@ -222,11 +259,7 @@ def script(calls: Iterable[Call], configs: Mapping[str, ServerConfig]) -> str:
         "from mcp_notebook import Client",
         "",
     ]
-    if secrets.names:
-        head.append("# Set these environment variables first (their values are not written here):")
-        # A key may be a schema's property name, the server's: one comment line, whatever it holds.
-        head += [f"#   {name}: {_one_line(what)}" for name, what in secrets.names.items()]
-        head.append("")
+    head += _variables_note(secrets)
     head += ["client = Client()", *adds, ""]
     tail = ["", "client.close()", ""]
     return "\n".join(head + body + tail)

@@ -99,14 +99,16 @@ def _entry_changes(kind: str, before: JSON, after: JSON) -> list[tuple[str, str 
 
 
 def _schema_changes(path: str, a: JSON, b: JSON, output: bool) -> list[tuple[str, str | None, str | None, bool]]:
+    """The changes between two JSON Schemas (an input's or an output's), nested objects
+    included, each with whether it breaks a caller."""
     out: list[tuple[str, str | None, str | None, bool]] = []
-    props_a, props_b = a.get("properties") or {}, b.get("properties") or {}
     if not output:
-        required_a, required_b = set(a.get("required") or ()), set(b.get("required") or ())
+        required_a, required_b = _strings(a.get("required")), _strings(b.get("required"))
         for name in sorted(required_b - required_a):
             out.append((f"{path}.required", None, name, True))  # a caller that leaves it out now fails
         for name in sorted(required_a - required_b):
             out.append((f"{path}.required", name, None, False))
+    props_a, props_b = _mapping(a.get("properties")), _mapping(b.get("properties"))
     for name in sorted({*props_a, *props_b}):
         pa, pb = props_a.get(name), props_b.get(name)
         here = f"{path}.properties.{name}"
@@ -117,36 +119,50 @@ def _schema_changes(path: str, a: JSON, b: JSON, output: bool) -> list[tuple[str
         elif pa is None:
             out.append((here, None, "present", False))
         elif isinstance(pa, dict) and isinstance(pb, dict):
-            out += _property_changes(here, pa, pb)
+            out += _schema_changes(here, pa, pb, output)
+        else:
+            out.append((here, _text(pa), _text(pb), True))
     for key in sorted({*a, *b} - {"properties", "required"}, key=str):
-        if a.get(key) != b.get(key):
-            out.append((f"{path}.{key}", _text(a.get(key)), _text(b.get(key)), key == "type"))
-    return out
-
-
-def _property_changes(path: str, a: JSON, b: JSON) -> list[tuple[str, str | None, str | None, bool]]:
-    out: list[tuple[str, str | None, str | None, bool]] = []
-    for key in sorted({*a, *b}, key=str):
         va, vb = a.get(key), b.get(key)
         if va == vb:
             continue
         if key == "enum" and isinstance(va, list) and isinstance(vb, list):
-            gone = [v for v in va if v not in vb]
-            new = [v for v in vb if v not in va]
+            gone, new = [v for v in va if v not in vb], [v for v in vb if v not in va]
             if gone:
                 out.append((f"{path}.enum", _text(gone), None, True))
             if new:
                 out.append((f"{path}.enum", None, _text(new), False))
-        elif key == "properties" and isinstance(va, dict) and isinstance(vb, dict):  # an object's fields
-            out += _schema_changes(path, {"properties": va}, {"properties": vb}, output=True)
         else:
             out.append((f"{path}.{key}", _text(va), _text(vb), key in ("type", "items")))
     return out
 
 
+def _named(items: Any) -> dict[str, JSON]:
+    """A prompt's arguments by name (what is not one, left out)."""
+    if not isinstance(items, list):
+        return {}
+    return {x["name"]: x for x in items if isinstance(x, dict) and isinstance(x.get("name"), str)}
+
+
+def _strings(value: Any) -> set[str]:
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+
+def _mapping(value: Any) -> JSON:
+    return value if isinstance(value, dict) else {}
+
+
 def _prompt_argument_changes(a: Any, b: Any) -> list[tuple[str, str | None, str | None, bool]]:
-    args_a = {x.get("name"): x for x in a or () if isinstance(x, dict)}
-    args_b = {x.get("name"): x for x in b or () if isinstance(x, dict)}
+    args_a = (
+        {x["name"]: x for x in a if isinstance(x, dict) and isinstance(x.get("name"), str)}
+        if isinstance(a, list)
+        else {}
+    )
+    args_b = (
+        {x["name"]: x for x in b if isinstance(x, dict) and isinstance(x.get("name"), str)}
+        if isinstance(b, list)
+        else {}
+    )
     out: list[tuple[str, str | None, str | None, bool]] = []
     for name in sorted({*args_a, *args_b}, key=str):
         xa, xb = args_a.get(name), args_b.get(name)

@@ -137,7 +137,7 @@ def check_content(skill: Skill, file: SkillFile, raw: bytes) -> None:
         raise ProtocolError(
             f"{skill.server}: {printable(file.uri)} is not what skill {printable(skill.name)!r} lists "
             f"({len(raw)} bytes, {digest[:15]}… where it lists {file.size} bytes, {file.digest[:15]}…): "
-            "discarded; get the skill again (server.get_skill) for its current entry"
+            "discarded; list the skills again (server.list_skills(refresh=True)) for its current entry"
         )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...errors import RPCError
 from ...version import __version__
+from ..loggers import CORE as LOG
 
 JSON = dict[str, Any]
 
@@ -46,6 +47,16 @@ def begin(
     tracer = _tracer if _tracer is not None else tracer_if_set()
     if tracer is None:
         return None, params
+    try:
+        return _begin(tracer, method, params, rid, protocol, pipe)
+    except Exception:  # telemetry must never fail a request
+        LOG.exception("tracing: could not start a span for %s", method)
+        return None, params
+
+
+def _begin(
+    tracer: Any, method: str, params: JSON | None, rid: int | str, protocol: str | None, pipe: bool
+) -> tuple[Any, JSON | None]:
     from opentelemetry.propagate import inject
     from opentelemetry.trace import SpanKind, set_span_in_context
 
@@ -75,7 +86,15 @@ def begin(
 
 
 def end(span: Any, future: Any) -> None:
-    """Record how the request ended (``future``: its asyncio.Future or Answer) and end its span."""
+    """Record how the request ended (``future``: its asyncio.Future or Answer) and end its
+    span; a failure here is logged, never the request's."""
+    try:
+        _end(span, future)
+    except Exception:
+        LOG.exception("tracing: could not end a span")
+
+
+def _end(span: Any, future: Any) -> None:
     from opentelemetry.trace import StatusCode
 
     error = None if future.done() and not future.cancelled() else "cancelled or timed out"

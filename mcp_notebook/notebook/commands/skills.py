@@ -51,8 +51,8 @@ def skills(ctx: Context, tokens: list[str]) -> Any:
     """
 NAME is the skill's name (or the URI of its SKILL.md, for one the server does not list).
 The SKILL.md is read and checked against the skill's entry (its size, digest and
-frontmatter): a mismatch discards it, with one line saying so. It shows as Markdown with the
-server's raw HTML escaped and links only to https addresses, then the table of its files.
+frontmatter): a mismatch discards it, with one line saying so. It shows rendered from its
+Markdown, the server's raw HTML as text and links only to https addresses, then its files.
 FILE (a path in the skill's folder, as the table names it) reads that file instead, checked
 the same way; a file the skill does not list is never asked for.
   %mcp skill docs penguin-report

@@ -49,10 +49,13 @@ def _handoff(path: str) -> None:
     pending: list[int] = []
 
     def forward(signum: int, frame: object) -> None:
-        if child:
-            os.kill(child[0], signum)
-        else:
+        if not child:
             pending.append(signum)
+            return
+        try:
+            os.kill(child[0], signum)
+        except ProcessLookupError:
+            pass  # it has just ended: its exit is on its way
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, forward)
@@ -80,7 +83,8 @@ def _handoff(path: str) -> None:
             elif word == "exit":
                 code = int(value)
                 if code < 0:  # killed by a signal: so is this process, for the same returncode
-                    signal.signal(-code, signal.SIG_DFL)
+                    if -code != signal.SIGKILL:
+                        signal.signal(-code, signal.SIG_DFL)
                     os.kill(os.getpid(), -code)
                 os._exit(code)
         reply = lines[-1]
@@ -96,6 +100,8 @@ def _start() -> None:
     path = os.environ.get("MCP_NOTEBOOK_TEST_FORKSERVER")
     if not path or sys.executable != os.environ.get("MCP_NOTEBOOK_TEST_FORKSERVER_PYTHON"):
         return
+    if os.environ.get("PYTHONPATH") != os.environ.get("MCP_NOTEBOOK_TEST_FORKSERVER_PYTHONPATH"):
+        return  # a path of its own: the fork server's imports were made with another
     if _wanted(list(getattr(sys, "orig_argv", []))):
         _handoff(path)
 
