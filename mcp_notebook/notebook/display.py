@@ -384,6 +384,8 @@ class ServerStatus:
             "target": config.describe(),  # python → /venv/bin/python -m … when resolved
             "startup_timeout": config.startup_timeout if server.startup_timeout is None else server.startup_timeout,
             "request_timeout": config.request_timeout,  # only when the config sets its own
+            "tools_used": _tool_lists(config.enabled_tools, config.disabled_tools),
+            "max_concurrency": _slots_line(server.connection.slots),
             "pid": server.pid,
             "server": server.server_info.get("name"),
             "title": server.server_info.get("title"),
@@ -415,6 +417,17 @@ class ServerStatus:
                 f"{escape(self.instructions)}</pre></details>"
             )
         return out
+
+
+def _tool_lists(enabled: list[str] | None, disabled: list[str]) -> str | None:
+    only = [f"only {', '.join(enabled)}"] if enabled is not None else []
+    return "; ".join(only + ([f"not {', '.join(disabled)}"] if disabled else [])) or None
+
+
+def _slots_line(slots: Any) -> str | None:
+    if slots is None:
+        return None
+    return f"{slots.limit} ({slots.in_flight} in flight, {slots.waiting} waiting)"
 
 
 class ServerLogs:
