@@ -310,7 +310,7 @@ def test_a_fastmcp_tool_that_asks_the_old_way_says_how_then_works_in_that_era(
     assert result.is_error and "elicitation via server-initiated requests is unavailable" in result.text
     said = capsys.readouterr().err
     assert "⚠ fm: this tool asks mid-call in the 2025-11-25 way" in said
-    assert "%mcp restart fm --protocol legacy" in said and said.count("\n") == 1
+    assert "%mcp restart fm --protocol legacy" in said and said.count("⚠ fm:") == 1
     server.restart(protocol="legacy")
     assert server.protocol_version == "2025-11-25"
     client.handlers.elicitation = lambda params: {"action": "accept", "content": {"value": "Ada"}}
