@@ -86,7 +86,9 @@ def _same(a: Any, b: Any) -> bool:
     """Equal as JSON values: 1 is not true, and NaN is NaN."""
     if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
         return True
-    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return bool(a == b)
 
 
 def _short(value: Any) -> str:

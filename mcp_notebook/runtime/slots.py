@@ -39,14 +39,14 @@ class CallSlots:
         if free is None:
             free = self._free = asyncio.Semaphore(self.limit)
         bounded = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
-        started = time.monotonic()
+        given, started = timeout, time.monotonic()
         await self._turn(free, timeout if bounded else None)
         self.in_flight += 1
         try:
             if bounded:
                 timeout -= time.monotonic() - started
                 if timeout <= 0:  # its turn came with no time left: not sent
-                    raise self._late(timeout + time.monotonic() - started)
+                    raise self._late(given)
             return await send(timeout)
         finally:
             self.in_flight -= 1

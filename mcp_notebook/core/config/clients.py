@@ -25,7 +25,6 @@ from ...errors import ConfigError, ConfigWarning
 from .servers import ServerConfig, parse_config, read_json
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "gemini", "codex")
-SCOPE_ORDER = ("user", "project", "local")  # a later one wins a name, as in Claude Code
 
 JSON = dict[str, Any]
 

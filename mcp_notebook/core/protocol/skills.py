@@ -82,9 +82,8 @@ class Skill:
         return file.uri[len(prefix) :] if file.uri.startswith(prefix) else file.uri
 
     def file(self, path: str) -> SkillFile:
-        """The listed file at ``path`` (relative to SKILL.md's folder, or a full URI);
-        ProtocolError-free: a ValueError naming the files there are, for a path not listed
-        (a host reads nothing else)."""
+        """The listed file at ``path`` (relative to SKILL.md's folder, or a full URI); a
+        ValueError naming the files there are for a path not listed (a host reads nothing else)."""
         if self.files is None:
             raise ValueError(f"skill {self.name!r} of {self.server} lists no files (it is dynamic): nothing is read")
         uri = path if "://" in path else f"{self.folder}/{posixpath.normpath(path).lstrip('/')}"
@@ -146,15 +145,14 @@ def frontmatter_of(text: str) -> JSON:
     ProtocolError if it has none or it is not a mapping."""
     import yaml
 
-    lines = text.lstrip("\ufeff").splitlines()
+    lines = text.lstrip("\ufeff").splitlines(keepends=True)
     if not lines or lines[0].strip() != "---":
         raise ProtocolError("SKILL.md does not start with a --- frontmatter block")
+    end = _closing(lines)
+    if end is None:
+        raise ProtocolError("SKILL.md's frontmatter has no closing ---")
     try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise ProtocolError("SKILL.md's frontmatter has no closing ---") from None
-    try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
+        data = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as e:
         raise ProtocolError(f"SKILL.md's frontmatter is not valid YAML ({printable(str(e).splitlines()[0])})") from None
     if not isinstance(data, dict):
@@ -165,8 +163,13 @@ def frontmatter_of(text: str) -> JSON:
 def body_of(text: str) -> str:
     """A SKILL.md's text after its frontmatter."""
     lines = text.lstrip("\ufeff").splitlines(keepends=True)
-    ends = [i for i, line in enumerate(lines) if line.strip() == "---"]
-    return "".join(lines[ends[1] + 1 :]).lstrip("\n") if len(ends) >= 2 and ends[0] == 0 else text
+    end = _closing(lines) if lines and lines[0].strip() == "---" else None
+    return text if end is None else "".join(lines[end + 1 :]).lstrip("\n")
+
+
+def _closing(lines: list[str]) -> int | None:
+    """The index of the ``---`` line that closes the frontmatter opened on the first line."""
+    return next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
 
 
 def check_frontmatter(skill: Skill, text: str) -> None:

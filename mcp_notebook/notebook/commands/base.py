@@ -26,6 +26,7 @@ __all__ = [
     "counts",
     "positional",
     "report",
+    "report_saved",
     "server_named",
 ]
 
@@ -124,3 +125,12 @@ def counts(server: Server, *, fetch: bool = True) -> dict[str, int | None]:
 
 def report(ctx: Context, server: Server) -> None:
     ctx.out(display.summary_line(server, counts(server)))
+
+
+def report_saved(ctx: Context, saved: Any) -> None:
+    """The lines after a server is saved (a ``scopes.Saved``): where, and which variables its
+    secrets now refer to."""
+    ctx.out(f"saved {saved.name} to {saved.path} ({saved.scope} scope)")
+    if saved.variables:
+        names = ", ".join(saved.variables)
+        ctx.out(f"note: secrets were saved as ${{VAR}} references, not values: set {names} before %mcp load")

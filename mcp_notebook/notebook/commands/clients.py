@@ -11,7 +11,7 @@ from IPython.core.error import UsageError
 from ...core.config.clients import CLIENTS, Found, check_client, entries, places, read_client
 from ...core.config.scopes import save_server
 from ...errors import ConfigError
-from .base import Context, report
+from .base import Context, report, report_saved
 
 __all__ = ["load_from"]
 
@@ -40,11 +40,7 @@ def load_from(ctx: Context, client: str, dry_run: bool, save: str | None) -> Any
 
 
 def _save(ctx: Context, found: Found, scope: str) -> None:
-    saved = save_server(found.config, scope, refs=found.refs)
-    ctx.out(f"saved {saved.name} to {saved.path} ({scope} scope)")
-    if saved.variables:
-        names = ", ".join(saved.variables)
-        ctx.out(f"note: {saved.name}'s secrets were saved as ${{VAR}} references: set {names} before %mcp load")
+    report_saved(ctx, save_server(found.config, scope, refs=found.refs))
 
 
 def _dry_run(found: list[Found]) -> Any:

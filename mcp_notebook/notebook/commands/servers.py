@@ -21,7 +21,7 @@ from ...runtime import Server
 from .. import display
 from ..parsing import Parser, expand_text, key_value_option
 from ..steps import Taker
-from .base import Context, Deferred, command, counts, positional, report, server_named
+from .base import Context, Deferred, command, counts, positional, report, report_saved, server_named
 from .clients import load_from
 
 __all__ = ["add", "list_", "load", "loglevel", "login", "logout", "logs", "remove", "restart", "status", "use"]
@@ -204,10 +204,7 @@ def _save(ctx: Context, server: Server, scope: str, refs: dict[str, str] | None)
         saved = save_server(config, scope, refs=refs)
     except ConfigError as e:
         raise UsageError(str(e)) from None
-    ctx.out(f"saved {saved.name} to {saved.path} ({scope} scope)")
-    if saved.variables:
-        names = ", ".join(saved.variables)
-        ctx.out(f"note: secrets were saved as ${{VAR}} references, not values: set {names} before %mcp load")
+    report_saved(ctx, saved)
 
 
 def _reporting(ctx: Context, server: Server, call: Deferred, after: Callable[[], None] | None = None) -> Deferred:
