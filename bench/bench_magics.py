@@ -85,7 +85,7 @@ def import_cost() -> None:
 
 def many_tools(count: int) -> None:
     from mcp_notebook import Client
-    from mcp_notebook.notebook.tables import tools_frame
+    from mcp_notebook.commands.tables import tools_frame
 
     client = Client()
     server = client.add("many", sys.executable, [str(PAGED), str(count), "1000"], startup_timeout=60)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mcp_notebook.notebook import commands, reference
+from mcp_notebook import commands
+from mcp_notebook.notebook import reference
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

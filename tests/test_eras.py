@@ -21,11 +21,11 @@ from support.shells import in_notebook_folder, line, run
 from support.waiting import wait_for
 
 from mcp_notebook import Client, ProtocolError, RPCError, get_client
+from mcp_notebook.commands.display import ServerStatus
 from mcp_notebook.core.config.scopes import user_file
 from mcp_notebook.core.config.servers import parse_config
 from mcp_notebook.core.session import handshake
 from mcp_notebook.errors import ConfigError
-from mcp_notebook.notebook.display import ServerStatus
 
 LEGACY_BIN = ROOT / ".kernels" / "legacy-servers" / "bin"
 DEMO = [sys.executable, "-m", "mcp_notebook.demo"]

@@ -19,10 +19,10 @@ from support.peers import SERVERS
 from support.shells import extension_loaded, line
 
 from mcp_notebook import Client
+from mcp_notebook.commands import Context
 from mcp_notebook.core.types import CallResult, ReadResult
-from mcp_notebook.notebook.commands import Context
-from mcp_notebook.notebook.commands.form import template_form, tool_form
 from mcp_notebook.notebook.forms import OMIT, ArrayNode, Form, JsonNode, ObjectNode, ScalarNode
+from mcp_notebook.notebook.subcommands import template_form, tool_form
 
 # A tool whose schema gives its bounds, counts, format and pattern as what they cannot be
 # (text, markup, objects): the form ignores them, and the server checks what it gets.

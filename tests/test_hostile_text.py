@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from mcp_notebook import Client, RPCError
+from mcp_notebook.commands import display, tables
 from mcp_notebook.core.safety.text import CONTROL, escape, printable
-from mcp_notebook.notebook import display, tables
 from mcp_notebook.runtime import Server
 
 SERVER = Path(__file__).resolve().parent / "servers" / "hostile_text.py"

@@ -11,7 +11,8 @@ CHECK = "\n".join(
     [
         "%load_ext mcp_notebook",
         "from mcp_notebook import get_client",
-        "from mcp_notebook.notebook import MCPMagics, display",
+        "from mcp_notebook.notebook import MCPMagics",
+        "from mcp_notebook.commands import display",
         "magics = [c for c in get_ipython().configurables if isinstance(c, MCPMagics)]",
         "print('SETTINGS', len(magics), display.options.max_rows, get_client().settings.request_timeout)",
     ]

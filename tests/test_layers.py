@@ -18,7 +18,12 @@ Layers, lowest first; a module may import its own layer and those below:
   public at the package root) and version.py (``__version__``, which the root re-exports).
   These two import nothing of ours (checked);
 - runtime: mcp_notebook/runtime/;
-- notebook: mcp_notebook/notebook/;
+- commands: mcp_notebook/commands/, the subcommands, their parser, tables and displays: one
+  layer the magics and the command line both stand on. It imports no IPython or ipywidgets;
+  pandas only inside tables.py, on first use (checked in fresh interpreters);
+- notebook: mcp_notebook/notebook/ (the magics, widgets, cards, app hosting);
+- cli: mcp_notebook/cli/ and mcp_notebook/__main__.py, the ``mcp-notebook`` command: a front on
+  the commands, beside the notebook (neither imports the other);
 - wiring: mcp_notebook/__init__.py, which wires the notebook's renderers into the core's seam
   (core/views.py) and re-exports the public API. No layer below imports it, not even for
   metadata: the core never reaches the root (checked with type-checking imports too).
@@ -52,15 +57,20 @@ LAYERS = {
     "mcp_notebook.testing": "core",  # the exported tests' assertions: plain functions, for any pytest
     "mcp_notebook.core": "core",
     "mcp_notebook.runtime": "runtime",
+    "mcp_notebook.commands": "commands",
     "mcp_notebook.notebook": "notebook",
+    "mcp_notebook.cli": "cli",
+    "mcp_notebook.__main__": "cli",
     "mcp_notebook.dask": "dask",
     "mcp_notebook.demo": "demo",
 }
 MAY_IMPORT = {
     "core": {"core"},
     "runtime": {"core", "runtime"},
-    "notebook": {"core", "runtime", "notebook"},
-    "wiring": {"core", "runtime", "notebook", "wiring"},
+    "commands": {"core", "runtime", "commands"},
+    "notebook": {"core", "runtime", "commands", "notebook"},
+    "cli": {"core", "runtime", "commands", "cli"},
+    "wiring": {"core", "runtime", "commands", "notebook", "wiring"},
     "dask": {"core", "runtime", "dask"},
     "demo": {"demo"},
 }
@@ -86,6 +96,13 @@ def test_core_and_runtime_import_no_notebook_stack() -> None:
         "mcp_notebook.core.tables.frames, mcp_notebook.runtime"
     )
     assert not [m for m in loaded if m.split(".")[0] in HEAVY]
+
+
+def test_the_commands_and_the_command_line_import_no_notebook_stack() -> None:
+    """The subcommands, their parser and displays, and the command line: pandas comes with
+    the first table, IPython and ipywidgets never (the notebook layer is not imported)."""
+    loaded = _modules_after("import mcp_notebook.commands, mcp_notebook.cli, mcp_notebook.__main__")
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith("mcp_notebook.notebook")]
 
 
 def test_a_results_table_needs_no_notebook() -> None:

@@ -15,14 +15,14 @@ from support.peers import EVERYTHING, ROOT, SERVERS, faulty_cmd, node
 from support.shells import line, run
 
 from mcp_notebook import CallResult, PromptResult, ReadResult, RPCError, ServerExited
-from mcp_notebook.notebook.completion import candidates
-from mcp_notebook.notebook.tables import (
+from mcp_notebook.commands.tables import (
     PROMPT_COLUMNS,
     RESOURCE_COLUMNS,
     SERVER_COLUMNS,
     TEMPLATE_COLUMNS,
     TOOL_COLUMNS,
 )
+from mcp_notebook.notebook.completion import candidates
 
 
 @pytest.fixture(scope="module")
@@ -376,7 +376,7 @@ def test_load_connects_every_server_of_a_config_file(
 
 
 def test_tool_error_result_shows_an_error_box(client: Any) -> None:
-    from mcp_notebook.notebook.display import call_result_html
+    from mcp_notebook.commands.display import call_result_html
 
     server = client.add("time", sys.executable, ["-m", "mcp_server_time"])
     failed = server.call_tool("get_current_time", {"timezone": "Not/AZone"})
@@ -386,7 +386,7 @@ def test_tool_error_result_shows_an_error_box(client: Any) -> None:
 def test_a_render_decides_once_whether_the_structured_value_shows(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whether a result's structured value shows (and so which blocks repeat it) is worked
     out once per rendering, HTML or text, not once for the blocks and again for the value."""
-    from mcp_notebook.notebook import display
+    from mcp_notebook.commands import display
 
     server = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"])
     result = server.call_tool("query_penguins", {"species": "Gentoo", "limit": 2})
@@ -399,7 +399,7 @@ def test_a_render_decides_once_whether_the_structured_value_shows(client: Any, m
 
 
 def test_large_outputs_warn_and_truncate_display_not_data(ip: InteractiveShell) -> None:
-    from mcp_notebook.notebook import display
+    from mcp_notebook.commands import display
 
     run(ip, "%config MCPMagics.warn_tokens = 100")
     run(ip, "%config MCPMagics.max_tokens = 200")
@@ -569,7 +569,7 @@ def test_a_result_says_each_thing_once() -> None:
     import sys
 
     from mcp_notebook import Client
-    from mcp_notebook.notebook import display
+    from mcp_notebook.commands import display
 
     client = Client()
     try:

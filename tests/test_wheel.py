@@ -109,6 +109,15 @@ def test_quickstart_runs_from_the_installed_wheel(installed: Installed) -> None:
     assert "Traceback" not in out and "Error" not in out, out
 
 
+def test_the_command_is_installed_with_the_wheel(installed: Installed) -> None:
+    """The console script the wheel declares, run from the venv: a call to the wheel's demo."""
+    command = installed.python.parent / "mcp-notebook"
+    out = _run([command, "--format", "json", "call", "demo.query_penguins", "species=Gentoo", "limit=1", "--",
+                installed.python, "-m", "mcp_notebook.demo"], installed.workdir, "mcp-notebook call")  # fmt: skip
+    assert json.loads(out)["structuredContent"]["count"] == 124
+    assert _run([command, "--version"], installed.workdir, "mcp-notebook --version") == f"mcp-notebook {VERSION}\n"
+
+
 def test_a_view_ships_in_the_wheel(installed: Installed) -> None:
     """MCP Apps from the installed wheel: the frame's module (anywidget loads it from the
     package, nothing from a CDN) and the demo's view, served by the wheel's demo server."""

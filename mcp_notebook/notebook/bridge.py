@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar
 
+from ..commands.steps import AWAITING, BLOCKING, Taker
 from ..core.auth.oauth import LoginRequest
 from ..core.safety.links import link_problem
 from ..core.safety.text import printable
@@ -34,7 +35,6 @@ from . import console
 from .modes import BLOCKED_NOTE, UNASKED_IN_VOILA, Mode, choose_mode, widgets_show
 from .places import say, show
 from .questions import Approval, Login, Question
-from .steps import AWAITING, BLOCKING, Taker
 from .waiting import BlockingWaker, CardAnswer, Item, NextItem, Waiter, outcome, sigint_held, wake_pipe
 
 __all__ = ["NotebookInteraction"]

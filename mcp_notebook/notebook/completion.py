@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..commands import COMMANDS
 from ..core.types import Status
 from ..errors import MCPError
 from ..runtime.client import Client
-from .commands import COMMANDS
 
 __all__ = ["candidates", "make_completer"]
 

@@ -25,13 +25,13 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..commands.steps import AWAITING, BLOCKING, Step, Taker
 from ..core.safety.text import escape, printable
 from ..errors import InvalidArguments, MCPError
 from ..runtime.steps import drive
 from .fields import Field, fits, options
 from .modes import OUTSIDE_CELLS
 from .places import SHOWN_IN, OutputPlace
-from .steps import AWAITING, BLOCKING, Step, Taker
 
 __all__ = ["OMIT", "ArrayNode", "Form", "JsonNode", "Node", "ObjectNode", "ScalarNode", "build", "resolve"]
 

@@ -10,6 +10,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, Union, observe
 
+from .. import commands
+from ..commands import display
+from ..commands.parsing import split
+from ..commands.steps import AWAITING, BLOCKING, Taker
 from ..core.approval import Mode
 from ..errors import (
     ArgumentError,
@@ -24,11 +28,9 @@ from ..errors import (
 from ..runtime.client import Client, get_client
 from ..runtime.context import TASK_TIMEOUT
 from ..runtime.steps import drive
-from . import commands, display, notices
+from . import notices, subcommands  # noqa: F401 (registers form, subscribe and unsubscribe)
 from .bridge import NotebookInteraction
 from .modes import UNASKED_IN_VOILA, in_voila, voila_before_page
-from .parsing import split
-from .steps import AWAITING, BLOCKING, Taker
 
 __all__ = ["MCPMagics"]
 
@@ -94,6 +96,14 @@ def _one_line(error: MCPError) -> MCPError:
 
     error._render_traceback_ = render  # type: ignore[attr-defined]
     return error
+
+
+def _words(line: str) -> list[str]:
+    """A line's words; a trailing ; hides the output (IPython's rule) and is not one of them."""
+    try:
+        return split(line.rstrip().removesuffix(";"))
+    except ArgumentError as e:
+        raise UsageError(str(e)) from None
 
 
 @magics_class
@@ -250,8 +260,7 @@ class MCPMagics(Magics):
     @no_var_expand  # $name and {expr} are ours to expand, keeping the values' types
     @line_magic
     def mcp(self, line: str) -> Any:
-        # A trailing ; hides the output (IPython's rule); it is not part of the arguments.
-        tokens = split(line.rstrip().removesuffix(";"))
+        tokens = _words(line)
         if not tokens:
             print(commands.overview())
             return None
@@ -277,7 +286,7 @@ class MCPMagics(Magics):
 
     async def run_line_async(self, line: str) -> Any:
         """What an awaited ``%mcp call|read|prompt`` line runs (see transform.py)."""
-        tokens = split(line.rstrip().removesuffix(";"))
+        tokens = _words(line)
         entry = commands.COMMANDS[tokens[0]]
         return await self._running(AWAITING, entry.run, self._context(), tokens[1:])
 
@@ -286,7 +295,7 @@ class MCPMagics(Magics):
 
     @staticmethod
     async def _running(taker: Taker, fn: Any, *args: Any) -> Any:
-        """A subcommand's value; a call it defers is taken blocking or awaited (steps.py).
+        """A subcommand's value; a call it defers is taken blocking or awaited (commands/steps.py).
         A user's mistake shows as a UsageError, a server's error as its one line."""
         # Voilà before its page: what the servers ask meanwhile is answered by the policy, and
         # the call is offered again from the page (where a person can answer).
@@ -317,5 +326,5 @@ class MCPMagics(Magics):
 MCPMagics.mcp.__doc__ = (
     commands.overview()
     + "\n\n"
-    + "\n\n".join(f"%mcp {c.usage}\n  {c.summary}\n{c.details}".rstrip() for c in commands.COMMANDS.values())
+    + "\n\n".join(f"%mcp {c.usage}\n  {c.summary}\n{c.details}".rstrip() for c in commands.listed())
 )

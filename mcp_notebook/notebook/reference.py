@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from traitlets import Undefined
 
-from . import commands
+from .. import commands
 from .magics import MCPMagics
 
 __all__ = ["markdown"]
@@ -24,7 +24,7 @@ def markdown() -> str:
         "## Subcommands",
         "",
     ]
-    for command in commands.COMMANDS.values():
+    for command in commands.listed():
         out += [f"### `%mcp {command.usage}`", "", command.summary[:1].upper() + command.summary[1:] + ".", ""]
         if command.details:
             out += ["```", command.details, "```", ""]

@@ -3,6 +3,6 @@ DataFrame needs no notebook: core/tables/frames.py makes it.)"""
 
 from __future__ import annotations
 
-from .display import mimebundle
+from ..commands.display import mimebundle
 
 __all__ = ["mimebundle"]

@@ -1,6 +1,6 @@
 """The machinery of a cell that waits: its waiter (what the background loop hands it, and
 the progress bars and log lines it shows), the steps it waits on (blocking or awaiting, see
-steps.py), the wake-up pipe of a blocking request, Ctrl-C held where an interrupt would
+commands/steps.py), the wake-up pipe of a blocking request, Ctrl-C held where an interrupt would
 leave a card half made, the ticking an awaiting cell needs, and jupyter-ui-poll's pump.
 
 A server can flood a call with notifications: a call prints at most ``log_lines`` of its log
@@ -184,7 +184,7 @@ def outcome(future: concurrent.futures.Future[T], waiter: Waiter) -> T:
     return future.result()
 
 
-# -- the steps a waiting cell takes (see steps.py) ------------------------------------------
+# -- the steps a waiting cell takes (see commands/steps.py) ------------------------------------------
 
 
 class NextItem:

@@ -33,8 +33,10 @@ class Terminal:
     """A program in a pseudo-terminal; for IPython, ``run`` types a line and waits for the
     next prompt, returning what was printed in between."""
 
-    def __init__(self, args: list[str], tmp_path: Path, ipython: bool = True) -> None:
-        self.child = pexpect.spawn(args[0], args[1:], cwd=str(tmp_path), env=environment(tmp_path),
+    def __init__(
+        self, args: list[str], tmp_path: Path, ipython: bool = True, env: dict[str, str] | None = None
+    ) -> None:
+        self.child = pexpect.spawn(args[0], args[1:], cwd=str(tmp_path), env={**environment(tmp_path), **(env or {})},
                                    encoding="utf-8", timeout=90, dimensions=(50, 200))  # fmt: skip
         self.seen: list[str] = []
         self.child.logfile_read = _Recorder(self.seen)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from IPython.core.error import UsageError
-
-from ..parsing import key_values, resolve_value, target
-from ..steps import Taker
+from ..errors import ArgumentError
 from .base import Context, Deferred, command, server_named
+from .parsing import key_values, resolve_value, target
+from .steps import Taker
 
 __all__ = ["map_"]
 
@@ -46,11 +45,13 @@ seconds at most).
 )
 def map_(ctx: Context, tokens: list[str]) -> Any:
     if len(tokens) < 2 or tokens[0].startswith("-") or tokens[1].startswith("-"):
-        raise UsageError("%mcp map: give SERVER.TOOL and $ROWS first; see %mcp help map")
+        raise ArgumentError("%mcp map: give SERVER.TOOL and $ROWS first; see %mcp help map")
     server_name, tool = target(tokens[0])
     rows, _ = resolve_value(tokens[1], ctx.namespace)
     if isinstance(rows, (str, int, float, bool, dict)) or rows is None:
-        raise UsageError(f"%mcp map: {tokens[1]} is a {type(rows).__name__}; give a DataFrame or a list of dicts ($df)")
+        raise ArgumentError(
+            f"%mcp map: {tokens[1]} is a {type(rows).__name__}; give a DataFrame or a list of dicts ($df)"
+        )
     kwargs: dict[str, Any] = {}
     output: str | None = None
     pairs: list[str] = []
@@ -61,19 +62,19 @@ def map_(ctx: Context, tokens: list[str]) -> Any:
             try:
                 kwargs[token[2:]] = _NUMBERS[token](value)
             except ValueError:
-                raise UsageError(f"%mcp map: {token} takes a number, not {value!r}") from None
+                raise ArgumentError(f"%mcp map: {token} takes a number, not {value!r}") from None
         elif token == "--retry-unsafe":
             kwargs["retry_unsafe"] = True
         elif token == "--explode":
             kwargs["explode"] = next(rest, "")
             if not kwargs["explode"] or kwargs["explode"].startswith("-"):
-                raise UsageError("%mcp map: --explode takes the name of a field of the tool's result")
+                raise ArgumentError("%mcp map: --explode takes the name of a field of the tool's result")
         elif token in ("-o", "--output"):
             output = next(rest, "")
             if not output.isidentifier():
-                raise UsageError(f"-o {output!r}: not a Python variable name")
+                raise ArgumentError(f"-o {output!r}: not a Python variable name")
         elif token.startswith("-") and "=" not in token:
-            raise UsageError(f"%mcp map: unknown option {token!r}; see %mcp help map")
+            raise ArgumentError(f"%mcp map: unknown option {token!r}; see %mcp help map")
         else:
             pairs.append(token)
     server = server_named(ctx, server_name)

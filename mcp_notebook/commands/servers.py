@@ -10,21 +10,32 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from IPython.core.error import UsageError
-
-from ...core.config.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
-from ...core.config.servers import ServerConfig
-from ...core.protocol.constants import PROTOCOL_CHOICES
-from ...core.types import Status
-from ...errors import ConfigError, ConfigWarning
-from ...runtime import Server
-from .. import display
-from ..parsing import Parser, expand_text, key_value_option
-from ..steps import Taker
-from .base import Context, Deferred, command, counts, positional, report, report_saved, server_named
+from ..core.config.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
+from ..core.config.servers import ServerConfig
+from ..core.protocol.constants import PROTOCOL_CHOICES
+from ..core.types import Status
+from ..errors import ArgumentError, ConfigError, ConfigWarning
+from ..runtime import Server
+from . import display
+from .base import Context, Deferred, all_servers, command, counts, positional, report, report_saved, server_named
 from .clients import load_from
+from .parsing import Parser, expand_text, key_value_option
+from .steps import Taker
 
-__all__ = ["add", "list_", "load", "loglevel", "login", "logout", "logs", "remove", "restart", "status", "use"]
+__all__ = [
+    "add",
+    "list_",
+    "load",
+    "loglevel",
+    "login",
+    "logout",
+    "logs",
+    "remove",
+    "restart",
+    "server_config",
+    "status",
+    "use",
+]
 
 
 @command(
@@ -69,11 +80,19 @@ Adding a name that exists replaces that server. Examples:
 """,
 )
 def add(ctx: Context, tokens: list[str]) -> Deferred:
+    config, save, refs = server_config(ctx, tokens)
+    return _connect(ctx, config, save, refs)
+
+
+def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | None, dict[str, str]]:
+    """A server as ``%mcp add`` reads it (its words after ``add``): its config, the scope to
+    save it in (None: not saved) and which of its values came from environment variables
+    (saved as references to them)."""
     if "--" in tokens:
         at = tokens.index("--")
         head, command_line = tokens[:at], tokens[at + 1 :]
         if not command_line:
-            raise UsageError("%mcp add: nothing after --; give the server's command")
+            raise ArgumentError("%mcp add: nothing after --; give the server's command")
         parser = Parser("add")
         parser.add_argument("name")
         parser.add_argument("--env", action="append", metavar="K=V")
@@ -96,7 +115,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
             source=opts.save or "kernel",
             **_tools_lists(opts),
         )
-        return _connect(ctx, config, opts.save)
+        return config, opts.save, {}
     parser = Parser("add")
     parser.add_argument("name")
     parser.add_argument("url")
@@ -115,7 +134,7 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
     opts = parser.parse(tokens)
     opts.url = expand_text(opts.url, ctx.namespace)  # $url and {expr} work here too
     if "://" not in opts.url:
-        raise UsageError(
+        raise ArgumentError(
             f"%mcp add: {opts.url!r} is not a URL; for a local server put its command after --: "
             f"%mcp add {opts.name} -- {opts.url}"
         )
@@ -125,14 +144,14 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
     if opts.bearer_env:
         token = os.environ.get(opts.bearer_env)
         if not token:
-            raise UsageError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
+            raise ArgumentError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
         headers["Authorization"] = f"Bearer {token}"
         refs["headers.Authorization"] = f"Bearer ${{{opts.bearer_env}}}"
     oauth: dict[str, Any] = {}
     if opts.client_secret_env:
         secret = os.environ.get(opts.client_secret_env)
         if not secret:
-            raise UsageError(f"--client-secret-env {opts.client_secret_env}: that environment variable is not set")
+            raise ArgumentError(f"--client-secret-env {opts.client_secret_env}: that environment variable is not set")
         oauth["client_secret"] = secret
         refs["oauth.client_secret"] = f"${{{opts.client_secret_env}}}"
     for key in ("client_id", "client_metadata_url", "scopes", "redirect_port"):
@@ -149,11 +168,11 @@ def add(ctx: Context, tokens: list[str]) -> Deferred:
         source=opts.save or "kernel",
         **_tools_lists(opts),
     )
-    return _connect(ctx, config, opts.save, refs)
+    return config, opts.save, refs
 
 
 def _protocol_option(parser: Parser) -> None:
-    # argparse's error names the choices: one UsageError line for a bad value.
+    # argparse's error names the choices: one ArgumentError line for a bad value.
     parser.add_argument("--protocol", default="auto", choices=PROTOCOL_CHOICES, metavar="P")
 
 
@@ -185,10 +204,10 @@ def _config(name: str, **fields: Any) -> ServerConfig:
     try:
         return ServerConfig(name=name, **fields)
     except ConfigError as e:
-        raise UsageError(str(e)) from None
+        raise ArgumentError(str(e)) from None
 
 
-def _connect(ctx: Context, config: ServerConfig, save: str | None, refs: dict[str, str] | None = None) -> Deferred:
+def _connect(ctx: Context, config: ServerConfig, save: str | None, refs: dict[str, str]) -> Deferred:
     """Connecting may ask a person (an OAuth login): deferred like a call. Saving comes
     after the attempt, whatever its outcome: by then "auto" is known to be http or sse."""
     server = ctx.client.add_config(config, connect=False)
@@ -203,7 +222,7 @@ def _save(ctx: Context, server: Server, scope: str, refs: dict[str, str] | None)
     try:
         saved = save_server(config, scope, refs=refs)
     except ConfigError as e:
-        raise UsageError(str(e)) from None
+        raise ArgumentError(str(e)) from None
     report_saved(ctx, saved)
 
 
@@ -270,13 +289,13 @@ def load(ctx: Context, tokens: list[str]) -> Any:
     opts = parser.parse(tokens)
     if opts.client is not None:
         if opts.path:
-            raise UsageError("%mcp load: give a PATH or --from CLIENT, not both")
+            raise ArgumentError("%mcp load: give a PATH or --from CLIENT, not both")
         with _config_warnings(ctx):
             return load_from(ctx, opts.client, opts.dry_run, opts.save)
     if opts.dry_run or opts.save:
-        raise UsageError("%mcp load: --dry-run and --save go with --from CLIENT")
+        raise ArgumentError("%mcp load: --dry-run and --save go with --from CLIENT")
     with _config_warnings(ctx):
-        configs = load_servers(opts.path)  # a ConfigError becomes a one-line UsageError
+        configs = load_servers(opts.path)  # a ConfigError becomes a one-line ArgumentError
     if not configs:
         ctx.out(f"{opts.path}: no servers" if opts.path else f"no saved servers; looked in {looked_in()}")
         return
@@ -297,12 +316,13 @@ connected server speaks (2026-07-28 is the modern era), else its --protocol sett
 )
 def list_(ctx: Context, tokens: list[str]) -> Any:
     Parser("list").parse(tokens)
+    all_servers(ctx)
     rows = []
     for server, row in zip(ctx.client, ctx.client.status(), strict=True):
         # Not connected: what it is set to speak (auto, legacy or a pinned version).
         protocol = row["protocol"] or server.config.protocol
         rows.append({**row, "protocol": protocol, **counts(server, fetch=False)})
-    from ..tables import servers_frame
+    from .tables import servers_frame
 
     return servers_frame(rows)
 
@@ -437,12 +457,12 @@ def remove(ctx: Context, tokens: list[str]) -> None:
         ctx.out(f"removed {name}")
         return
     if opts.save:
-        check_scope(opts.save)  # a ConfigError becomes a one-line UsageError
+        check_scope(opts.save)  # a ConfigError becomes a one-line ArgumentError
     elif server is None:
         server_named(ctx, name)  # says it is unknown
     where = opts.save or (server.config.source if server else "kernel")
     if where == "kernel":
-        raise UsageError(
+        raise ArgumentError(
             f"{name} was added in this kernel, not saved; to delete a saved one name its scope: "
             f"%mcp remove {name} --save project|user|local"
         )

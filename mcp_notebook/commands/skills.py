@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from IPython.core.error import UsageError
-
-from ...core.protocol.skills import offers_skills
-from ...errors import ArgumentError
-from ..parsing import Parser
+from ..core.protocol.skills import offers_skills
+from ..errors import ArgumentError
 from .base import Context, command, connected_servers, server_named
+from .parsing import Parser
 
 __all__ = ["skill", "skills"]
 
@@ -39,8 +37,8 @@ def skills(ctx: Context, tokens: list[str]) -> Any:
         try:
             found += server.list_skills(refresh=opts.refresh)
         except ArgumentError as e:
-            raise UsageError(str(e)) from None
-    from ..tables import skills_frame
+            raise ArgumentError(str(e)) from None
+    from .tables import skills_frame
 
     return skills_frame(found)
 
@@ -71,4 +69,4 @@ def skill(ctx: Context, tokens: list[str]) -> Any:
             return server.read_skill_file(opts.name, opts.file)
         return server.get_skill(opts.name)
     except ArgumentError as e:
-        raise UsageError(str(e)) from None
+        raise ArgumentError(str(e)) from None

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from IPython.core.error import UsageError
-
-from ..parsing import Parser
+from ..errors import ArgumentError
 from .base import Context, command, server_named
+from .parsing import Parser
 
 __all__ = ["history", "transcript"]
 
@@ -19,7 +18,7 @@ def _last(parser: Parser) -> None:
 
 def _checked_last(name: str, last: int | None) -> int | None:
     if last is not None and last < 1:
-        raise UsageError(f"%mcp {name}: --last takes a number of rows above 0, not {last}")
+        raise ArgumentError(f"%mcp {name}: --last takes a number of rows above 0, not {last}")
     return last
 
 
@@ -65,7 +64,7 @@ def history(ctx: Context, tokens: list[str]) -> Any:
     last = _checked_last("history", opts.last)
     if opts.clear:
         if opts.server or last is not None or opts.errors or opts.export:
-            raise UsageError("%mcp history: --clear forgets every server's history; give it alone")
+            raise ArgumentError("%mcp history: --clear forgets every server's history; give it alone")
         ctx.client.clear_history()
         ctx.out("history cleared")
         return None
@@ -73,16 +72,16 @@ def history(ctx: Context, tokens: list[str]) -> Any:
         server_named(ctx, opts.server)  # a name that is not known is a mistake, not an empty table
     if opts.export:
         if last is not None or opts.errors:
-            raise UsageError("%mcp history: --export replays every successful call; drop --last and --errors")
+            raise ArgumentError("%mcp history: --export replays every successful call; drop --last and --errors")
         if (opts.exact or opts.volatile) and not opts.pytest:
-            raise UsageError("%mcp history: --exact and --volatile go with --export PATH --pytest")
+            raise ArgumentError("%mcp history: --exact and --volatile go with --export PATH --pytest")
         volatile = [v.strip() for v in (opts.volatile or "").split(",") if v.strip()]
         try:
             text = ctx.client.export_history(
                 opts.export, opts.server, pytest=opts.pytest, exact=opts.exact, volatile=volatile
             )
         except OSError as e:
-            raise UsageError(f"%mcp history: cannot write {opts.export!r}: {e.strerror or e}") from None
+            raise ArgumentError(f"%mcp history: cannot write {opts.export!r}: {e.strerror or e}") from None
         calls = text.count("result = ")
         plural = "s" if calls != 1 else ""
         how = f"pytest {opts.export}" if opts.pytest else f"python {opts.export}"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..parsing import Parser
 from .base import Context, command, server_named
+from .parsing import Parser
 
 __all__ = ["tasks"]
 
@@ -28,6 +28,6 @@ def tasks(ctx: Context, tokens: list[str]) -> Any:
     opts = parser.parse(tokens)
     if opts.server:
         server_named(ctx, opts.server)  # a name that is not known is a mistake, not an empty table
-    from ..tables import tasks_frame
+    from .tables import tasks_frame
 
     return tasks_frame(ctx.client.runtime.tasks.records(opts.server))

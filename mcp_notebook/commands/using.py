@@ -7,17 +7,15 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from IPython.core.error import UsageError
+from ..core.arguments.uritemplates import variables
+from ..core.types import Status
+from ..errors import ArgumentError, InvalidArguments
+from ..runtime.client import root_entry
+from .base import Context, Deferred, command, server_named
+from .parsing import Parser, body_arguments, key_values, split, target
+from .steps import Taker
 
-from ...core.arguments.uritemplates import variables
-from ...core.types import Status
-from ...errors import InvalidArguments
-from ...runtime.client import root_entry
-from ..parsing import Parser, body_arguments, key_values, split, target
-from ..steps import Taker
-from .base import Context, Deferred, command, positional, server_named
-
-__all__ = ["call", "call_cell", "prompt", "read", "roots", "subscribe", "unsubscribe"]
+__all__ = ["call", "call_cell", "prompt", "read", "roots"]
 
 
 @command(
@@ -54,7 +52,7 @@ def read(ctx: Context, tokens: list[str]) -> Any:
     names = {name: {"type": "string"} for name in variables(opts.uri)}
     values = key_values(opts.values, ctx.namespace, {"properties": names})
     if {"timeout", "refresh"} & set(values):  # read_resource's own keywords, not a variable's
-        raise UsageError("%mcp read: use --timeout S and --refresh, not timeout= or refresh=")
+        raise ArgumentError("%mcp read: use --timeout S and --refresh, not timeout= or refresh=")
     kwargs.update(values)
     server = server_named(ctx, opts.server)
     return Deferred(lambda: server.read_resource(opts.uri, **kwargs), lambda: server.aread_resource(opts.uri, **kwargs))
@@ -73,7 +71,7 @@ def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]
     """SERVER.TOOL, --timeout S, --no-validate (and -o VAR for the cell magic) apart from
     the key=value arguments. By hand: argparse would cost more than the call itself."""
     if not tokens or tokens[0].startswith("-"):
-        raise UsageError(f"%{what}: give SERVER.TOOL first; see %mcp help call")
+        raise ArgumentError(f"%{what}: give SERVER.TOOL first; see %mcp help call")
     opts, arguments = _CallOptions(tokens[0]), []
     rest = iter(tokens[1:])
     for token in rest:
@@ -82,7 +80,7 @@ def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]
             try:
                 opts.timeout = float(value)
             except ValueError:
-                raise UsageError(f"%{what}: --timeout takes seconds, not {value!r}") from None
+                raise ArgumentError(f"%{what}: --timeout takes seconds, not {value!r}") from None
         elif token == "--no-validate":
             opts.no_validate = True
         elif token == "--task":
@@ -90,7 +88,7 @@ def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]
         elif token in ("-o", "--output") and what == "mcp_call":
             opts.output = next(rest, "")
         elif token.startswith("-") and "=" not in token:
-            raise UsageError(f"%{what}: unknown option {token!r}; see %mcp help call")
+            raise ArgumentError(f"%{what}: unknown option {token!r}; see %mcp help call")
         else:
             arguments.append(token)
     return opts, arguments
@@ -151,11 +149,11 @@ def call_cell(ctx: Context, line: str, body: str) -> Any:
     """%%mcp_call SERVER.TOOL [-o VAR] [--timeout S] [--no-validate] with the arguments in the body."""
     opts, extra = _call_options(split(line), "mcp_call")
     if extra:
-        raise UsageError(f"%%mcp_call: arguments go in the cell body, not on the line: {' '.join(extra)}")
+        raise ArgumentError(f"%%mcp_call: arguments go in the cell body, not on the line: {' '.join(extra)}")
     server_name, tool = target(opts.target)
     deferred = _call(ctx, server_name, tool, body_arguments(body, ctx.namespace), opts)
     if opts.output and not opts.output.isidentifier():
-        raise UsageError(f"-o {opts.output!r}: not a Python variable name")
+        raise ArgumentError(f"-o {opts.output!r}: not a Python variable name")
 
     async def stored(taker: Taker) -> Any:
         result = await taker.take(deferred)
@@ -178,7 +176,7 @@ prompt's listing first: a missing required argument or one the prompt does not t
 )
 def prompt(ctx: Context, tokens: list[str]) -> Any:
     if not tokens:
-        raise UsageError("%mcp prompt: give SERVER.PROMPT; see %mcp help prompt")
+        raise ArgumentError("%mcp prompt: give SERVER.PROMPT; see %mcp help prompt")
     server_name, name = target(tokens[0], "PROMPT")
     arguments = key_values(tokens[1:], ctx.namespace)  # the server's side makes them text
     server = server_named(ctx, server_name)
@@ -202,16 +200,16 @@ one connected before any root was added is not offered them until %mcp restart.
 def roots(ctx: Context, tokens: list[str]) -> Any:
     if tokens:
         if len(tokens) != 2 or tokens[0] not in ("add", "remove"):
-            raise UsageError("%mcp roots: use %mcp roots, %mcp roots add PATH or %mcp roots remove PATH")
+            raise ArgumentError("%mcp roots: use %mcp roots, %mcp roots add PATH or %mcp roots remove PATH")
         action, path = tokens
         root = root_entry(path)
         current = [r for r in ctx.client.roots if r["uri"] != root["uri"]]
         if action == "add":
             if "://" not in path and not os.path.isdir(os.path.expanduser(path)):
-                raise UsageError(f"%mcp roots add: {path!r} is not a folder")
+                raise ArgumentError(f"%mcp roots add: {path!r} is not a folder")
             current.append(root)
         elif len(current) == len(ctx.client.roots):
-            raise UsageError(f"%mcp roots remove: {path!r} is not a root; %mcp roots lists them")
+            raise ArgumentError(f"%mcp roots remove: {path!r} is not a root; %mcp roots lists them")
         ctx.client.set_roots(current)
         done = f"{'added' if action == 'add' else 'removed'} root {root['uri']}"
         unaware = [s.name for s in ctx.client if s.status is Status.CONNECTED and "roots" not in s.client_capabilities]
@@ -224,33 +222,6 @@ def roots(ctx: Context, tokens: list[str]) -> Any:
                     f"{restarts}")  # fmt: skip
     elif not ctx.client.roots:
         ctx.out("no roots are offered; %mcp roots add PATH offers one")
-    from ..tables import roots_frame
+    from .tables import roots_frame
 
     return roots_frame(ctx.client.roots)
-
-
-@command(
-    "subscribe SERVER URI",
-    "follow a resource: updates show in this cell (or go to a callback from the Python API)",
-    """
-  %mcp subscribe everything demo://resource/static/document/architecture.md
-  %mcp unsubscribe everything demo://resource/static/document/architecture.md
-""",
-)
-def subscribe(ctx: Context, tokens: list[str]) -> Any:
-    opts = positional("subscribe", tokens, "server", "uri")
-    server = server_named(ctx, opts.server)
-    if not (server.capabilities.get("resources") or {}).get("subscribe"):
-        raise UsageError(f"{opts.server} does not offer resource subscriptions")
-    from ..cards import SubscriptionView
-
-    view = SubscriptionView(opts.server, opts.uri)
-    server.subscribe(opts.uri, view.updated)
-    return view
-
-
-@command("unsubscribe SERVER URI", "stop following a resource", "  %mcp unsubscribe everything URI")
-def unsubscribe(ctx: Context, tokens: list[str]) -> None:
-    opts = positional("unsubscribe", tokens, "server", "uri")
-    server_named(ctx, opts.server).unsubscribe(opts.uri)
-    ctx.out(f"{opts.server}: no longer following {opts.uri}")

@@ -1,26 +1,28 @@
 """The subcommands' registry (``@command``) and what they share: the context a subcommand
-runs in, a deferred call, finding servers by name."""
+runs in, a deferred call, finding servers by name (and, on the command line, starting them
+on first mention: ``Source``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from IPython.core.error import UsageError
-
-from ...core.types import Status
-from ...runtime import Client, Server
-from ...runtime.steps import drive
-from .. import display
-from ..parsing import Parser
-from ..steps import AWAITING, BLOCKING, Taker
+from ..core.types import Status
+from ..errors import ArgumentError
+from ..runtime import Client, Server
+from ..runtime.steps import drive
+from . import display
+from .parsing import Parser
+from .steps import AWAITING, BLOCKING, Taker
 
 __all__ = [
     "COMMANDS",
     "Command",
     "Context",
     "Deferred",
+    "Source",
+    "all_servers",
     "command",
     "connected_servers",
     "counts",
@@ -31,17 +33,29 @@ __all__ = [
 ]
 
 
+class Source(Protocol):
+    """Where servers not yet added come from. A notebook has none: a server is added with
+    %mcp add or %mcp load first. The command line starts each saved server (or the one given
+    on its line) when a subcommand first names it."""
+
+    def provide(self, client: Client, name: str | None) -> None:
+        """Add the server ``name`` to ``client`` if this source knows it (None: every server
+        it knows); a name it does not know is left for the caller to report."""
+        ...
+
+
 @dataclass
 class Context:
     client: Client
     namespace: dict[str, Any]
     out: Callable[[str], None] = print
+    source: Source | None = None
 
 
 @dataclass
 class Deferred:
     """A call that may ask a person: run blocking, or awaited (an awaiting cell gets
-    widget clicks on ipykernel 7; see transform.py). A step (steps.py)."""
+    widget clicks on ipykernel 7; see notebook/transform.py). A step (steps.py)."""
 
     run: Callable[[], Any]
     arun: Callable[[], Awaitable[Any]]
@@ -72,9 +86,11 @@ def command(usage: str, summary: str, details: str = "") -> Callable[[Callable[[
 
 
 def server_named(ctx: Context, name: str) -> Server:
+    if name not in ctx.client and ctx.source is not None:
+        ctx.source.provide(ctx.client, name)
     if name not in ctx.client:
         known = ", ".join(sorted(s.name for s in ctx.client)) or "none yet"
-        raise UsageError(f"no server named {name!r} (known: {known}); add one with %mcp add {name} -- COMMAND")
+        raise ArgumentError(f"no server named {name!r} (known: {known}); add one with %mcp add {name} -- COMMAND")
     return ctx.client[name]
 
 
@@ -83,12 +99,19 @@ def connected_servers(ctx: Context, name: str | None) -> list[Server]:
         server = server_named(ctx, name)
         if server.status is not Status.CONNECTED:
             why = f": {server.error}" if server.error else f" ({server.status.value})"
-            raise UsageError(f"server {name!r} is not connected{why}; %mcp restart {name}")
+            raise ArgumentError(f"server {name!r} is not connected{why}; %mcp restart {name}")
         return [server]
-    servers = [s for s in ctx.client if s.status is Status.CONNECTED]
+    servers = [s for s in all_servers(ctx) if s.status is Status.CONNECTED]
     if not servers and not len(ctx.client):
-        raise UsageError("no servers yet: add one with %mcp add NAME -- COMMAND [ARGS…] or %mcp load")
+        raise ArgumentError("no servers yet: add one with %mcp add NAME -- COMMAND [ARGS…] or %mcp load")
     return servers
+
+
+def all_servers(ctx: Context) -> list[Server]:
+    """Every server: those added, and on the command line those its source knows."""
+    if ctx.source is not None:
+        ctx.source.provide(ctx.client, None)
+    return list(ctx.client)
 
 
 def positional(sub: str, tokens: list[str], *names: str) -> Any:

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from IPython.core.error import UsageError
-
-from ...core.config.clients import CLIENTS, Found, check_client, entries, places, read_client
-from ...core.config.scopes import save_server
-from ...errors import ConfigError
+from ..core.config.clients import CLIENTS, Found, check_client, entries, places, read_client
+from ..core.config.scopes import save_server
+from ..errors import ArgumentError, ConfigError
 from .base import Context, report, report_saved
 
 __all__ = ["load_from"]
@@ -23,7 +21,7 @@ def load_from(ctx: Context, client: str, dry_run: bool, save: str | None) -> Any
     try:
         check_client(client)
     except ConfigError as e:
-        raise UsageError(str(e)) from None
+        raise ArgumentError(str(e)) from None
     found = read_client(client)
     if not found:
         where = ", ".join(str(p.path) for p in places(client))
@@ -44,7 +42,7 @@ def _save(ctx: Context, found: Found, scope: str) -> None:
 
 
 def _dry_run(found: list[Found]) -> Any:
-    from ..tables import found_frame
+    from .tables import found_frame
 
     rows = [
         {
@@ -62,7 +60,7 @@ def _dry_run(found: list[Found]) -> Any:
 
 
 def _files() -> Any:
-    from ..tables import places_frame
+    from .tables import places_frame
 
     rows = []
     for client in CLIENTS:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
-from IPython.core.error import UsageError
+from ..errors import ArgumentError
 
 __all__ = [
     "Parser",
@@ -27,13 +27,13 @@ _INLINE_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that raises a one-line UsageError instead of exiting."""
+    """argparse that raises a one-line ArgumentError instead of exiting."""
 
     def __init__(self, prog: str, **kwargs: Any) -> None:
         super().__init__(prog=f"%mcp {prog}", add_help=False, allow_abbrev=False, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}; see %mcp help {self.prog.split()[-1]}")
+        raise ArgumentError(f"{self.prog}: {message}; see %mcp help {self.prog.split()[-1]}")
 
     def parse(self, tokens: list[str]) -> argparse.Namespace:
         return self.parse_args(tokens)
@@ -81,9 +81,9 @@ def split(line: str) -> list[str]:
                 piece.append(c)
         i += 1
     if quote:
-        raise UsageError(f"cannot parse {line!r}: no closing {quote}")
+        raise ArgumentError(f"cannot parse {line!r}: no closing {quote}")
     if depth:
-        raise UsageError(f"cannot parse {line!r}: a {{ is not closed")
+        raise ArgumentError(f"cannot parse {line!r}: a {{ is not closed")
     if started:
         tokens.append("".join(piece))
     return tokens
@@ -93,7 +93,7 @@ def target(text: str, what: str = "TOOL") -> tuple[str, str]:
     """``SERVER.NAME`` → (server, name); the name may itself contain dots."""
     server, dot, name = text.partition(".")
     if not dot or not server or not name:
-        raise UsageError(f"expected SERVER.{what}, got {text!r} (for example: everything.echo)")
+        raise ArgumentError(f"expected SERVER.{what}, got {text!r} (for example: everything.echo)")
     return server, name
 
 
@@ -105,14 +105,14 @@ def resolve_value(raw: str, namespace: Mapping[str, Any]) -> tuple[Any, bool]:
     if match:
         name = match.group(1)
         if name not in namespace:
-            raise UsageError(f"${name}: no variable {name!r} in the notebook's namespace")
+            raise ArgumentError(f"${name}: no variable {name!r} in the notebook's namespace")
         return namespace[name], False
     match = _EXPR.match(raw)
     if match and not _is_json_object(raw):
         try:
             return eval(match.group(1), dict(namespace)), False  # the user's own expression
         except Exception as e:
-            raise UsageError(f"{raw}: {type(e).__name__}: {e}") from None
+            raise ArgumentError(f"{raw}: {type(e).__name__}: {e}") from None
     if "$" in raw:
         raw = _INLINE_NAME.sub(lambda m: str(namespace.get(m.group(1), m.group(0))), raw)
     try:
@@ -146,7 +146,7 @@ def key_values(
     for token in tokens:
         key, eq, raw = token.partition("=")
         if not eq or not key:
-            raise UsageError(f'expected key=value, got {token!r} (quote values with spaces: key="a b")')
+            raise ArgumentError(f'expected key=value, got {token!r} (quote values with spaces: key="a b")')
         value, literal = resolve_value(raw, namespace)
         if literal and _wants_string(properties.get(key)) and not isinstance(value, str):
             value = raw
@@ -173,13 +173,13 @@ def body_arguments(body: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
         try:
             value = eval(text, dict(namespace))
         except SyntaxError as e:
-            raise UsageError(
+            raise ArgumentError(
                 f"the cell body is neither JSON nor a Python expression: {e.msg} (line {e.lineno})"
             ) from None
         except Exception as e:
-            raise UsageError(f"evaluating the cell body failed: {type(e).__name__}: {e}") from None
+            raise ArgumentError(f"evaluating the cell body failed: {type(e).__name__}: {e}") from None
     if not isinstance(value, dict):
-        raise UsageError(f"the cell body must be an object of arguments, not {type(value).__name__}")
+        raise ArgumentError(f"the cell body must be an object of arguments, not {type(value).__name__}")
     return value
 
 
@@ -188,6 +188,6 @@ def key_value_option(items: list[str] | None, what: str) -> dict[str, str]:
     for item in items or []:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise UsageError(f"{what} expects K=V, got {item!r}")
+            raise ArgumentError(f"{what} expects K=V, got {item!r}")
         out[key] = value
     return out

@@ -1,4 +1,6 @@
-"""The form subcommand: try a tool or a resource template by filling in a form (forms.py)."""
+"""The subcommands that need widgets, so the notebook registers them: form (try a tool or
+a resource template by filling in a form, forms.py), subscribe and unsubscribe (a resource
+followed in its cell)."""
 
 from __future__ import annotations
 
@@ -6,12 +8,13 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from ...core.arguments.uritemplates import expand, variables
-from ..modes import choose_mode, in_voila
-from ..parsing import target
-from .base import Context, Deferred, command, connected_servers
+from ..commands import Context, Deferred, command
+from ..commands.base import connected_servers, positional, server_named
+from ..commands.parsing import target
+from ..core.arguments.uritemplates import expand, variables
+from .modes import choose_mode, in_voila
 
-__all__ = ["DEFAULT_VARIABLE", "LAST_TEMPLATE_VALUES", "form", "template_form", "tool_form"]
+__all__ = ["DEFAULT_VARIABLE", "LAST_TEMPLATE_VALUES", "form", "subscribe", "template_form", "tool_form", "unsubscribe"]
 
 DEFAULT_VARIABLE = "_mcp_form"
 # A template's variables as last read through its form, by (server, template): the next
@@ -69,7 +72,7 @@ def form(ctx: Context, tokens: list[str]) -> Any:
 
 def tool_form(ctx: Context, spec: str, variable: str = DEFAULT_VARIABLE) -> Any:
     """The form for ``SERVER.TOOL`` (whatever the frontend: the command checks that)."""
-    from ..forms import Form
+    from .forms import Form
 
     server_name, name = target(spec)
     server = connected_servers(ctx, server_name)[0]
@@ -85,7 +88,7 @@ def tool_form(ctx: Context, spec: str, variable: str = DEFAULT_VARIABLE) -> Any:
 
 def template_form(ctx: Context, server_name: str, wanted: str, variable: str = DEFAULT_VARIABLE) -> Any:
     """The form for a resource template of ``server_name`` (its URI template or its name)."""
-    from ..forms import Form
+    from .forms import Form
 
     server = connected_servers(ctx, server_name)[0]
     templates = server.list_resource_templates()
@@ -109,3 +112,30 @@ def template_form(ctx: Context, server_name: str, wanted: str, variable: str = D
     title = f"{server_name} {template}" + (f" — {found.title}" if found.title else "")
     initial = LAST_TEMPLATE_VALUES.get((server_name, template))
     return Form(title, found.description, schema, initial, read, ctx.namespace, variable)
+
+
+@command(
+    "subscribe SERVER URI",
+    "follow a resource: updates show in this cell (or go to a callback from the Python API)",
+    """
+  %mcp subscribe everything demo://resource/static/document/architecture.md
+  %mcp unsubscribe everything demo://resource/static/document/architecture.md
+""",
+)
+def subscribe(ctx: Context, tokens: list[str]) -> Any:
+    opts = positional("subscribe", tokens, "server", "uri")
+    server = server_named(ctx, opts.server)
+    if not (server.capabilities.get("resources") or {}).get("subscribe"):
+        raise UsageError(f"{opts.server} does not offer resource subscriptions")
+    from .cards import SubscriptionView
+
+    view = SubscriptionView(opts.server, opts.uri)
+    server.subscribe(opts.uri, view.updated)
+    return view
+
+
+@command("unsubscribe SERVER URI", "stop following a resource", "  %mcp unsubscribe everything URI")
+def unsubscribe(ctx: Context, tokens: list[str]) -> None:
+    opts = positional("unsubscribe", tokens, "server", "uri")
+    server_named(ctx, opts.server).unsubscribe(opts.uri)
+    ctx.out(f"{opts.server}: no longer following {opts.uri}")

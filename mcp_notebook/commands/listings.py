@@ -7,9 +7,9 @@ import fnmatch
 from collections.abc import Callable
 from typing import Any
 
-from ...runtime import Server
-from ..parsing import Parser
+from ..runtime import Server
 from .base import Context, command, connected_servers
+from .parsing import Parser
 
 __all__ = ["prompts", "resources", "templates", "tools"]
 
@@ -55,7 +55,7 @@ def tools(ctx: Context, tokens: list[str]) -> Any:
     if opts.search:
         needle = opts.search.lower()
         found = [t for t in found if needle in _searched(t) or fnmatch.fnmatch(t.name.lower(), needle)]
-    from ..tables import tools_frame
+    from .tables import tools_frame
 
     frame = tools_frame(found)
     if opts.all:
@@ -78,7 +78,7 @@ def _searched(tool: Any) -> str:
 @command("resources [SERVER] [--refresh]", "a table of resources", "  %mcp resources everything")
 def resources(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("resources", tokens)
-    from ..tables import resources_frame
+    from .tables import resources_frame
 
     return resources_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resources(refresh=r)))
 
@@ -86,7 +86,7 @@ def resources(ctx: Context, tokens: list[str]) -> Any:
 @command("templates [SERVER] [--refresh]", "a table of resource templates", "  %mcp templates everything")
 def templates(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("templates", tokens)
-    from ..tables import templates_frame
+    from .tables import templates_frame
 
     return templates_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resource_templates(refresh=r)))
 
@@ -94,6 +94,6 @@ def templates(ctx: Context, tokens: list[str]) -> Any:
 @command("prompts [SERVER] [--refresh]", "a table of prompts", "  %mcp prompts everything")
 def prompts(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("prompts", tokens)
-    from ..tables import prompts_frame
+    from .tables import prompts_frame
 
     return prompts_frame(_gather(ctx, opts, "prompts", lambda s, r: s.list_prompts(refresh=r)))

@@ -3,13 +3,12 @@ diff (what changed between two servers, or a server and a snapshot)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from IPython.core.error import UsageError
-
-from ...errors import ArgumentError
-from ..parsing import Parser
+from ..errors import ArgumentError
 from .base import Context, command, connected_servers
+from .parsing import Parser
 
 __all__ = ["diff", "snapshot"]
 
@@ -33,7 +32,7 @@ def snapshot(ctx: Context, tokens: list[str]) -> None:
     try:
         data = ctx.client.snapshot(opts.server, opts.path)
     except ArgumentError as e:
-        raise UsageError(str(e)) from None
+        raise ArgumentError(str(e)) from None
     words = {"tools": "tool", "resources": "resource", "resourceTemplates": "template", "prompts": "prompt"}
     counts = ", ".join(f"{len(data[k])} {w}{'s' if len(data[k]) != 1 else ''}" for k, w in words.items() if data[k])
     ctx.out(f"saved {opts.server}'s listings to {opts.path}: {counts or 'nothing listed'}")
@@ -59,14 +58,15 @@ def diff(ctx: Context, tokens: list[str]) -> Any:
     parser.add_argument("new")
     opts = parser.parse(tokens)
     for name in (opts.old, opts.new):
-        if name in ctx.client:
+        # On the command line a name not yet started is a saved server, unless it is a file.
+        if name in ctx.client or (ctx.source is not None and not os.path.exists(name)):
             connected_servers(ctx, name)
     try:
         changes = ctx.client.diff(opts.old, opts.new)
     except ArgumentError as e:
-        raise UsageError(str(e)) from None
+        raise ArgumentError(str(e)) from None
     if not changes:
         ctx.out(f"no differences between {opts.old} and {opts.new}")
-    from ..tables import changes_frame
+    from .tables import changes_frame
 
     return changes_frame(changes)

