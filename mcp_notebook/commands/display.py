@@ -382,6 +382,7 @@ class ServerStatus:
             "source": config.source,
             "transport": config.transport,
             "target": config.describe(),  # python → /venv/bin/python -m … when resolved
+            "login": config.login(),
             "startup_timeout": config.startup_timeout if server.startup_timeout is None else server.startup_timeout,
             "request_timeout": config.request_timeout,  # only when the config sets its own
             "tools_used": _tool_lists(config.enabled_tools, config.disabled_tools),

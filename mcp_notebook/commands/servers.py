@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..core.auth.settings import GRANTS
 from ..core.config.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
 from ..core.config.servers import ServerConfig
 from ..core.protocol.constants import PROTOCOL_CHOICES
@@ -67,6 +68,11 @@ OAuth (a server that answers 401 gets a login card in the cell):
   --client-metadata-url URL an https Client ID Metadata Document to use as the client id
   --scopes "A B"         ask for these scopes instead of what the server suggests
   --redirect-port N      a fixed loopback port for the login's redirect (default: any)
+Logins without a person (a scheduled notebook, CI): the client authenticates as itself
+  --grant client_credentials   with --client-id and --client-secret-env VAR, or a key:
+  --private-key-file PATH      its PEM private key (private_key_jwt; implies the grant)
+  --private-key-env VAR        the same, from an environment variable (never shown)
+  --signing-alg ALG            sign with ALG (default: the key's own: ES256, RS256, …)
 Adding a name that exists replaces that server. Examples:
   %mcp add everything -- npx -y @modelcontextprotocol/server-everything
   %mcp add demo --env LOG=debug -- python -m mcp_notebook.demo
@@ -75,6 +81,7 @@ Adding a name that exists replaces that server. Examples:
   %mcp add remote $url
   %mcp add demo --save -- python -m mcp_notebook.demo
   %mcp add remote https://example.com/mcp --bearer-env EXAMPLE_TOKEN --save user
+  %mcp add api https://example.com/mcp --grant client_credentials --client-id ci --client-secret-env API_SECRET
   %mcp add time --protocol legacy -- mcp-server-time
   %mcp add everything --tools 'get-*,echo' --exclude-tools get-env -- npx -y @modelcontextprotocol/server-everything
 """,
@@ -127,6 +134,10 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
     parser.add_argument("--client-metadata-url")
     parser.add_argument("--scopes")
     parser.add_argument("--redirect-port", type=int)
+    parser.add_argument("--grant", choices=GRANTS, metavar="GRANT")
+    parser.add_argument("--private-key-file", metavar="PATH")
+    parser.add_argument("--private-key-env", metavar="VAR")
+    parser.add_argument("--signing-alg", metavar="ALG")
     parser.add_argument("--timeout", type=float)
     _protocol_option(parser)
     _tools_options(parser)
@@ -154,9 +165,18 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
             raise ArgumentError(f"--client-secret-env {opts.client_secret_env}: that environment variable is not set")
         oauth["client_secret"] = secret
         refs["oauth.client_secret"] = f"${{{opts.client_secret_env}}}"
-    for key in ("client_id", "client_metadata_url", "scopes", "redirect_port"):
+    if opts.private_key_env:
+        key = os.environ.get(opts.private_key_env)
+        if not key:
+            raise ArgumentError(f"--private-key-env {opts.private_key_env}: that environment variable is not set")
+        oauth["private_key"] = key
+        refs["oauth.private_key"] = f"${{{opts.private_key_env}}}"
+    for key in ("client_id", "client_metadata_url", "scopes", "redirect_port", "grant", "private_key_file",
+                "signing_alg"):  # fmt: skip
         if getattr(opts, key) is not None:
             oauth[key] = getattr(opts, key)
+    if (opts.private_key_env or opts.private_key_file) and not opts.grant:
+        oauth["grant"] = "client_credentials"  # a key is for a client that logs in as itself
     config = _config(
         opts.name,
         transport=opts.transport or "auto",

@@ -48,6 +48,7 @@ SERVER_COLUMNS = [
     "tools",
     "resources",
     "prompts",
+    "login",
     "error",
 ]
 TOOL_COLUMNS = [

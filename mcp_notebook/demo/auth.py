@@ -3,14 +3,22 @@ built on the official SDK's auth pieces: Dynamic Client Registration, PKCE, RFC 
 resources, expiring access tokens and refresh tokens, all in memory.
 
 Its /authorize approves at once and sends the browser straight back with a code: it shows
-the OAuth flow end to end without an identity provider. Not for protecting anything.
+the OAuth flow end to end without an identity provider. With ``--client-credentials ID`` it
+also grants tokens with no person at all (the client_credentials grant) to that one client,
+whose secret is the ``DEMO_CLIENT_SECRET`` environment variable (never a command-line
+argument, which any user of the machine can read), sent as HTTP Basic or in the form. Not
+for protecting anything.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
 from mcp.server.auth.provider import (
     AccessToken,
@@ -34,6 +42,7 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
         self.issued = 0
+        self.machine_grants = 0
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -55,15 +64,27 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
     async def load_authorization_code(self, client: OAuthClientInformationFull, code: str) -> AuthorizationCode | None:
         return self.codes.get(code)
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None, refresh: bool = True) -> OAuthToken:
         self.issued += 1
-        token, refresh = f"at-{secrets.token_urlsafe(24)}", f"rt-{secrets.token_urlsafe(24)}"
+        token, renew = f"at-{secrets.token_urlsafe(24)}", f"rt-{secrets.token_urlsafe(24)}"
         expires = int(time.time()) + self.token_seconds
         self.access[token] = AccessToken(token=token, client_id=client_id, scopes=scopes, expires_at=expires,
                                          resource=resource)  # fmt: skip
-        self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
+        if refresh:
+            self.refresh[renew] = RefreshToken(token=renew, client_id=client_id, scopes=scopes, resource=resource)
         return OAuthToken(access_token=token, token_type="Bearer", expires_in=self.token_seconds,
-                          refresh_token=refresh, scope=" ".join(scopes))  # fmt: skip
+                          refresh_token=renew if refresh else None, scope=" ".join(scopes))  # fmt: skip
+
+    def client_credentials(self, form: dict[str, str], authorization: str, client_id: str, secret: str) -> Any:
+        """The answer to a client_credentials token request: (status, JSON)."""
+        given_id, given_secret = form.get("client_id", ""), form.get("client_secret", "")
+        if authorization.lower().startswith("basic "):
+            given_id, _, given_secret = base64.b64decode(authorization[6:]).decode().partition(":")
+        if not (secrets.compare_digest(given_id, client_id) and secrets.compare_digest(given_secret, secret)):
+            return 401, {"error": "invalid_client", "error_description": "unknown client or wrong secret"}
+        self.machine_grants += 1
+        token = self._issue(client_id, ["read"], form.get("resource"), refresh=False)
+        return 200, token.model_dump(exclude_none=True)
 
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
@@ -89,6 +110,66 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
+
+
+ASGI = Callable[[dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+
+
+def with_client_credentials(app: ASGI, provider: Provider, client_id: str, secret: str) -> ASGI:
+    """``app`` whose token endpoint also takes the client_credentials grant for one client
+    (the SDK's takes authorization_code and refresh_token only); its metadata lists it."""
+
+    async def asgi(scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/token" or scope["method"] != "POST":
+            if scope["type"] == "http" and scope["path"] == "/.well-known/oauth-authorization-server":
+                await app(scope, receive, _listing_the_grant(send))
+                return
+            await app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        form = dict(parse_qsl(body.decode()))
+        if form.get("grant_type") != "client_credentials":
+            replayed = False
+
+            async def replay() -> Any:
+                nonlocal replayed
+                if replayed:
+                    return await receive()
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await app(scope, replay, send)
+            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        status, answer = provider.client_credentials(form, headers.get("authorization", ""), client_id, secret)
+        data = json.dumps(answer).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]})  # fmt: skip
+        await send({"type": "http.response.body", "body": data})
+
+    return asgi
+
+
+def _listing_the_grant(send: Any) -> Any:
+    """``send`` for the metadata response, with client_credentials in grant_types_supported."""
+    start: dict[str, Any] = {}
+
+    async def sending(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+            return
+        data = json.loads(message.get("body", b"{}") or b"{}")
+        data["grant_types_supported"] = [*data.get("grant_types_supported", []), "client_credentials"]
+        body = json.dumps(data).encode()
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return sending
 
 
 def protect(server: Any, base_url: str, token_seconds: int = 3600) -> Provider:

@@ -165,7 +165,8 @@ class Client:
 
     def status(self) -> list[JSON]:
         """One row per server: name, transport, status, source, server, version, protocol,
-        error. ``source``: kernel (added here), user, project, local, or a config file's path."""
+        login, error. ``source``: kernel (added here), user, project, local, or a config file's
+        path; ``login``: how it is authorized (ServerConfig.login), None for stdio."""
         return [
             {
                 "name": s.name,
@@ -175,6 +176,7 @@ class Client:
                 "server": s.server_info.get("name"),
                 "version": s.server_info.get("version"),
                 "protocol": s.protocol_version,
+                "login": s.config.login(),
                 "error": s.error,
             }
             for s in self._servers.values()
@@ -208,8 +210,9 @@ class Client:
 
         A stdio server takes ``command`` and ``args``; a remote one takes ``url`` (and
         ``oauth``: ``client_id``, ``client_secret``, ``client_metadata_url``, ``scopes``,
-        ``redirect_port``, when its login needs them). If the connection fails the server
-        stays registered with status ``failed`` (or ``needs_auth``) and the error is
+        ``redirect_port``, when its login needs them; ``grant="client_credentials"`` with a
+        ``client_secret``, ``private_key`` or ``private_key_file`` for a login with no
+        person). If the connection fails the server stays registered with status ``failed`` (or ``needs_auth``) and the error is
         raised; ``restart`` tries again. ``python`` as the command means this Python
         (``sys.executable``). ``startup_timeout`` and ``request_timeout`` (seconds) override
         the Settings for this server. ``protocol``: ``auto`` (ask the server, prefer

@@ -144,6 +144,12 @@ def main() -> int:
     client.token_store = MemoryStore()
     oauth = {k: context[k] for k in ("client_id", "client_secret") if context.get(k)}
     oauth["client_metadata_url"] = "https://conformance-test.local/client-metadata.json"
+    if name.startswith("auth/client-credentials"):
+        # A client that logs in as itself: its secret, or its key (PKCS#8 PEM) and algorithm.
+        oauth["grant"] = "client_credentials"
+        if context.get("private_key_pem"):
+            oauth["private_key"] = context["private_key_pem"]
+            oauth["signing_alg"] = context.get("signing_algorithm")
     try:
         server = client.add("conformance", url=sys.argv[-1], transport="http", oauth=oauth)
         SCENARIOS.get(name, authorized)(server)

@@ -35,29 +35,12 @@ from ...errors import AuthError, LoginRequired
 from ..loggers import CORE as LOG
 from ..safety.text import printable
 from .discovery import Discovery, canonical_resource, discover, parse_challenge
+from .grants import machine_client
 from .server import Registration, Tokens, authorization_url, code_from, pkce, redirect_uri, register, token_request
+from .settings import GRANTS, OAuthSettings
 from .tokens import TokenStore
 
 JSON = dict[str, Any]
-
-
-@dataclass
-class OAuthSettings:
-    """How this client identifies itself. ``client_id``/``client_secret``: a pre-registered
-    client; ``client_metadata_url``: a Client ID Metadata Document (an https URL);
-    ``scopes``: ask for these instead of what the server suggests; ``redirect_port``: a
-    fixed loopback port for servers that need an exact redirect URI (0: any free port)."""
-
-    client_id: str | None = None
-    client_secret: str | None = None
-    client_metadata_url: str | None = None
-    scopes: str | None = None
-    redirect_port: int = 0
-    client_name: str = "mcp-notebook"
-
-    def __repr__(self) -> str:
-        secret = ", client_secret=***" if self.client_secret else ""
-        return f"OAuthSettings(client_id={self.client_id!r}{secret}, scopes={self.scopes!r})"
 
 
 @dataclass
@@ -188,6 +171,9 @@ class OAuth:
         http = self._http_client()
         discovery = await self._discover(http, challenge)
         self._discovery = discovery
+        if self.settings.grant == "client_credentials":  # nobody takes part: no login to ask for
+            await self._client_credentials(http, discovery, scopes or self.settings.scopes or challenge.get("scope"))
+            return
         if not self.can_login():
             raise LoginRequired(
                 f"server {self.server!r} needs a login ({discovery.issuer}) and nobody can log in here; log in "
@@ -235,6 +221,20 @@ class OAuth:
         self._tokens = Tokens.from_response(await token_request(http, self.server, discovery, client, form))
         self._save()
         LOG.info("%s: logged in (authorization server %s)", self.server, printable(discovery.issuer))
+
+    async def _client_credentials(self, http: httpx.AsyncClient, discovery: Discovery, scopes: str | None) -> None:
+        """The client_credentials grant (RFC 6749 4.4): a token for this client itself. Its
+        credentials come from the settings each time and are not kept in the token store."""
+        client, sign = machine_client(self.server, self.settings, discovery)
+        form = {"grant_type": "client_credentials", "resource": discovery.resource}
+        if scopes:
+            form["scope"] = scopes
+        self._scopes_asked = scopes
+        LOG.info("%s: client_credentials as %r (%s)", self.server, client.client_id, client.auth_method)
+        answer = await token_request(http, self.server, discovery, client, form, sign)
+        self._tokens = Tokens.from_response(answer)
+        self._save()
+        LOG.info("%s: token granted (authorization server %s)", self.server, printable(discovery.issuer))
 
     async def _refresh_or_forget(self) -> bool:
         """True when a refresh worked; else the tokens are dropped (a login is needed)."""
@@ -308,7 +308,11 @@ class OAuth:
     # -- storage -----------------------------------------------------------------------
 
     def _key(self, issuer: str) -> str:
-        return f"{canonical_resource(self.url)} {issuer}"
+        key = f"{canonical_resource(self.url)} {issuer}"
+        # A client that logs in as itself keeps its own tokens: never a person's, nor another client's.
+        if self.settings.grant == "client_credentials":
+            key += f" client_credentials {self.settings.client_id}"
+        return key
 
     def _load_any(self) -> None:
         """Tokens saved for this URL (by the issuer seen last) are used until a 401 says
@@ -372,4 +376,4 @@ def with_offline_access(scopes: str | None, as_supported: object) -> str | None:
     return scopes if "offline_access" in scopes.split() else f"{scopes} offline_access"
 
 
-__all__ = ["Login", "LoginRequest", "OAuth", "OAuthSettings", "with_offline_access"]
+__all__ = ["GRANTS", "Login", "LoginRequest", "OAuth", "OAuthSettings", "with_offline_access"]

@@ -12,6 +12,7 @@ import hashlib
 import secrets
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -20,6 +21,7 @@ import httpx
 
 from ...errors import AuthError
 from ..safety.links import is_loopback
+from .assertion import ASSERTION_TYPE
 from .discovery import Discovery, origin, response_json
 
 __all__ = [
@@ -167,26 +169,36 @@ async def register(
     )
 
 
+Signer = Callable[[str], str]  # a client assertion (private_key_jwt) for an audience
+
+
 async def token_request(
-    http: httpx.AsyncClient, server: str, discovery: Discovery, client: Registration, form: dict[str, str]
+    http: httpx.AsyncClient,
+    server: str,
+    discovery: Discovery,
+    client: Registration,
+    form: dict[str, str],
+    sign: Signer | None = None,
 ) -> JSON:
-    """POST ``form`` to the token endpoint, authenticated as ``client``; its JSON answer."""
+    """POST ``form`` to the token endpoint, authenticated as ``client`` (``sign``: with a
+    fresh assertion for the issuer, private_key_jwt); its JSON answer."""
     endpoint = discovery.metadata.get("token_endpoint") or f"{origin(discovery.issuer)}/token"
-    response = await _post_token(http, endpoint, client, form)
+    assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
+    response = await _post_token(http, endpoint, client, form, assertion)
     if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
         # A pre-registered client's method is a guess from the server's list: a server
         # that wanted the secret in the form says so with a 400/401. Try that once.
         client.auth_method = "client_secret_post"
-        response = await _post_token(http, endpoint, client, form)
+        response = await _post_token(http, endpoint, client, form, None)
     data = response_json(response)
     if response.status_code >= 400 or "error" in data:
         why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-        raise AuthError(f"server {server!r}: the token request was refused: {why}")
+        raise AuthError(f"server {server!r}: the {form.get('grant_type', 'token')} token request was refused: {why}")
     return data
 
 
 async def _post_token(
-    http: httpx.AsyncClient, endpoint: str, client: Registration, form: dict[str, str]
+    http: httpx.AsyncClient, endpoint: str, client: Registration, form: dict[str, str], assertion: str | None
 ) -> httpx.Response:
     auth = httpx.Auth()  # sends no credentials (what httpx makes of auth=None)
     if client.auth_method == "client_secret_basic" and client.client_secret:
@@ -195,6 +207,8 @@ async def _post_token(
         form = {**form, "client_id": client.client_id}
         if client.auth_method == "client_secret_post" and client.client_secret:
             form["client_secret"] = client.client_secret
+        if assertion is not None:
+            form.update(client_assertion_type=ASSERTION_TYPE, client_assertion=assertion)
     try:
         return await http.post(endpoint, data=form, headers={"Accept": "application/json"}, auth=auth)
     except httpx.HTTPError as e:

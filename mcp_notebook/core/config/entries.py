@@ -19,7 +19,8 @@ from .servers import ServerConfig
 
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
 _OAUTH_NAMES = {"client_id": "clientId", "client_secret": "clientSecret", "client_metadata_url": "clientMetadataUrl",
-                "scopes": "scopes", "redirect_port": "redirectPort"}  # fmt: skip
+                "scopes": "scopes", "redirect_port": "redirectPort", "grant": "grant", "private_key": "privateKey",
+                "private_key_file": "privateKeyFile", "signing_alg": "signingAlg"}  # fmt: skip
 
 
 def variable_name(*parts: str) -> str:
@@ -94,8 +95,8 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
                 name = _OAUTH_NAMES.get(key, key)
                 if f"oauth.{key}" in refs:
                     oauth[name] = refs[f"oauth.{key}"]
-                elif key == "client_secret":
-                    oauth[name] = secrets.ref(variable_name(server, "client_secret"), str(value))
+                elif key in ("client_secret", "private_key"):
+                    oauth[name] = secrets.ref(variable_name(server, key), str(value))
                 else:
                     oauth[name] = value
             entry["oauth"] = oauth

@@ -48,7 +48,9 @@ TRANSPORT_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "strea
 # The oauth object's keys and the ServerConfig.oauth names they set; snake_case is accepted
 # too, and callbackPort is Claude Code's name for the redirect port.
 OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret", "clientMetadataUrl": "client_metadata_url",
-              "scopes": "scopes", "redirectPort": "redirect_port", "callbackPort": "redirect_port"}  # fmt: skip
+              "scopes": "scopes", "redirectPort": "redirect_port", "callbackPort": "redirect_port",
+              "grant": "grant", "privateKey": "private_key", "privateKeyFile": "private_key_file",
+              "signingAlg": "signing_alg"}  # fmt: skip
 _NAME_PATTERN = "^(?!.*__)[A-Za-z0-9_.-]+$"
 _BAD_NAME = "invalid server name {value!r}: use letters, digits, '-', '_' and '.' (no '__')"
 _PROTOCOLS = ", ".join(PROTOCOL_CHOICES)
@@ -92,10 +94,16 @@ _STRING_MAP = {
     "message": "{at}: must be an object of strings",
 }
 _PORT = {"type": "integer", "minimum": 0, "maximum": 65535, "message": "{at}: must be a port number"}
+_GRANT = {"enum": ["authorization_code", "client_credentials"],
+          "message": "{at}: {value!r} is not a grant; use authorization_code or client_credentials"}  # fmt: skip
 _OAUTH = {
     "type": ["object", "null"],
     "properties": {
-        key: _PORT if name == "redirect_port" else {"type": "string", "message": "{at}: must be a string"}
+        key: _PORT
+        if name == "redirect_port"
+        else _GRANT
+        if name == "grant"
+        else {"type": "string", "message": "{at}: must be a string"}
         for key, name in [*OAUTH_KEYS.items(), *((name, name) for name in OAUTH_KEYS.values())]
     },
     "additionalProperties": False,

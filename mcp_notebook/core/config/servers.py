@@ -113,6 +113,19 @@ class ServerConfig:
             return line if self.executable == self.command else f"{self.command} → {line}"
         return redact_url(str(self.url))
 
+    def login(self) -> str | None:
+        """How this client is authorized, in a few words (None: a stdio server, which needs
+        nothing): a header it sends, a grant no person takes part in, or a person's login."""
+        if self.transport == "stdio":
+            return None
+        if any(k.lower() == "authorization" for k in self.headers):
+            return "Authorization header"
+        oauth = self.oauth or {}
+        if oauth.get("grant") == "client_credentials":
+            how = "private key" if oauth.get("private_key") or oauth.get("private_key_file") else "client secret"
+            return f"OAuth client_credentials ({how})"
+        return "OAuth login by a person, if the server asks"
+
     def __repr__(self) -> str:
         # env and header values are often secrets: show names only where they look like one.
         parts = [f"name={self.name!r}", f"transport={self.transport!r}"]
@@ -320,7 +333,8 @@ def _text(value: str | float | bool) -> str:
 
 
 def _oauth(value: dict[str, Any], expand: _Expander) -> dict[str, Any]:
-    """``"oauth": {"clientId", "clientSecret", "clientMetadataUrl", "scopes", "redirectPort"}``
+    """``"oauth": {"clientId", "clientSecret", "clientMetadataUrl", "scopes", "redirectPort",
+    "grant", "privateKey", "privateKeyFile", "signingAlg"}``
     (snake_case and Claude Code's ``callbackPort`` accepted too) as ServerConfig.oauth;
     ${VAR} works in each string. Other keys were warned about and are left out."""
     out: dict[str, Any] = {}

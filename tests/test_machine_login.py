@@ -1,0 +1,105 @@
+"""Logins without a person: the client_credentials grant against the demo's authorization
+server (``--client-credentials ID``, the secret in DEMO_CLIENT_SECRET), from Python, a
+headless notebook (nbclient, as papermill runs one) and the command line; the secret and a
+private key in no output. private_key_jwt is checked against the conformance suite
+(tests/test_conformance.py: auth/client-credentials-jwt), whose server verifies the JWT."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from joserfc.jwk import ECKey
+from support.kernels import run_headless
+from support.processes import free_port, running
+
+from mcp_notebook import AuthError, Client
+from mcp_notebook.core.auth.tokens import MemoryStore
+
+SECRET = "cc-secret-7Q2xv9Lk"
+CLIENT_ID = "nightly-job"
+
+
+@pytest.fixture(scope="module")
+def demo_cc() -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", "mcp_notebook.demo", "--http", str(port), "--oauth",
+               "--client-credentials", CLIENT_ID]  # fmt: skip
+    with running(command, port, env={"DEMO_CLIENT_SECRET": SECRET}):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+def test_a_token_with_nobody_there(demo_cc: str) -> None:
+    """pytest's stdin is no terminal: nobody could log in, and nobody is asked."""
+    client = Client()
+    client.token_store = MemoryStore()
+    try:
+        oauth = {"grant": "client_credentials", "client_id": CLIENT_ID, "client_secret": SECRET}
+        server = client.add("d", url=demo_cc, oauth=oauth)
+        assert server.call_tool("query_penguins", {"limit": 1}).structured["count"] == 344
+        assert SECRET not in repr(server.config) and SECRET not in repr(client.status())
+        with pytest.raises(AuthError) as refused:  # another client id: tokens are kept per client
+            client.add("wrong", url=demo_cc, oauth={**oauth, "client_id": "other-job"})
+        assert str(refused.value) == (
+            "server 'wrong': the client_credentials token request was refused: unknown client or wrong secret"
+        )
+        with pytest.raises(AuthError, match=r"client_credentials needs the client's secret \(--client-secret-env"):
+            client.add("none", url=demo_cc, oauth={"grant": "client_credentials", "client_id": "third-job"})
+    finally:
+        client.close()
+
+
+def test_a_headless_notebook_logs_in_and_keeps_no_secret(
+    demo_cc: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scheduled notebook: %mcp add with the grant, calls, the history, the transcript,
+    the status and debug logging, saved; neither the secret nor a private key is in it."""
+    key_pem = ECKey.generate_key("P-256").as_pem(private=True).decode()
+    monkeypatch.setenv("NIGHTLY_SECRET", SECRET)
+    monkeypatch.setenv("NIGHTLY_KEY", key_pem)
+    monkeypatch.setenv("MCP_NOTEBOOK_TOKEN_STORE", "memory")
+    cells = [
+        "import logging, sys\nlogging.basicConfig(level=logging.DEBUG, stream=sys.stderr)\n%load_ext mcp_notebook",
+        f"%mcp add d {demo_cc} --grant client_credentials --client-id {CLIENT_ID} --client-secret-env NIGHTLY_SECRET",
+        "r = %mcp call d.query_penguins species=Gentoo limit=2\nr.to_frame()",
+        "%mcp status d",
+        "%mcp list",
+        "%mcp history",
+        "%mcp transcript d",
+        # The demo's authorization server takes no private_key_jwt: refused, in one line.
+        f"%mcp add k {demo_cc} --client-id other-job --private-key-env NIGHTLY_KEY",
+    ]
+    nb = run_headless(cells, tmp_path, allow_errors=True)
+    path = tmp_path / "nightly.ipynb"
+    nbformat.write(nb, path)
+    outputs = [cell.get("outputs", []) for cell in json.loads(path.read_text())["cells"]]
+    text = json.dumps(outputs, ensure_ascii=False)
+    assert "✓ d: penguins" in text and "Gentoo" in text
+    assert not any(o.get("output_type") == "error" for cell in outputs[:-1] for o in cell), outputs
+    refused = [o for o in outputs[-1] if o.get("output_type") == "error"]
+    assert refused and refused[0]["evalue"].startswith("server 'k': the client_credentials token request was refused")
+    assert "OAuth client_credentials (client secret)" in json.dumps(outputs[3])  # the status says which login
+    assert SECRET not in text
+    for line in key_pem.splitlines()[1:-1]:
+        assert line not in text
+
+
+def test_the_command_line_in_a_ci_job(demo_cc: str, tmp_path: Path) -> None:
+    env = {**os.environ, "API_SECRET": SECRET, "MCP_NOTEBOOK_TOKEN_STORE": "memory"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_notebook", "--format", "json", "call", "api.summarize_penguins",
+         "measure=body_mass_g", "by=species", "--url", demo_cc, "--grant", "client_credentials", "--client-id",
+         CLIENT_ID, "--client-secret-env", "API_SECRET"],
+        env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert {row["group"] for row in json.loads(done.stdout)["structuredContent"]["result"]} == {
+        "Adelie", "Chinstrap", "Gentoo"
+    }  # fmt: skip
+    assert SECRET not in done.stdout + done.stderr
