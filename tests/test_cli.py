@@ -98,6 +98,50 @@ def test_each_subcommand_against_the_demo(transport: str, demo_http: str, tmp_pa
     assert json.loads((tmp_path / "demo.json").read_text())["serverInfo"]["name"] == "penguins"
 
 
+def test_words_are_data_not_code(tmp_path: Path) -> None:
+    """A {…} or $name from a shell script's data is text: never run, never looked up."""
+    given = ["--", node(), str(EVERYTHING), "stdio"]
+    canary = tmp_path / "ran"
+    word = "{open(" + repr(str(canary)) + ", 'w').write('x')}"
+    out, _ = cli("call", "everything.echo", f"message={word}", *given, cwd=tmp_path)
+    assert out == f"Echo: {word}\n" and not canary.exists()
+    out, _ = cli("call", "everything.echo", "message=$price", *given, cwd=tmp_path)
+    assert out == "Echo: $price\n"
+
+
+def test_a_tool_error_in_csv_still_says_what_went_wrong(tmp_path: Path) -> None:
+    out, _ = cli("--format", "csv", "call", "demo.summarize_penguins", "measure=nope", "--no-validate",
+                 "--", *DEMO, cwd=tmp_path, code=1)  # fmt: skip
+    assert out.startswith("Tool error:") and "measure" in out
+
+
+def test_the_given_server_takes_the_first_name_even_a_saved_one(home: dict[str, str], tmp_path: Path) -> None:
+    cli("add", "demo", "--save", "user", "--", *DEMO, cwd=tmp_path, env=home)
+    hostile = ["--", sys.executable, str(SERVERS / "hostile_text.py")]
+    names = [t["name"] for t in data("tools", "demo", *hostile, cwd=tmp_path, env=home)]  # type: ignore[index]
+    assert "tool_error" in names and "query_penguins" not in names
+    _, notes = cli("remove", "demo", cwd=tmp_path, env=home, code=2)
+    assert "on the command line it deletes a saved server: add --save" in notes
+    _, notes = cli("remove", "demo", "--save", cwd=tmp_path, env=home)  # the scope it was saved in
+    assert "removed demo from" in notes and "(user scope)" in notes
+
+
+def test_a_pipe_closed_early_is_no_error(tmp_path: Path) -> None:
+    done = subprocess.run(f"{sys.executable} -m mcp_notebook --help | head -1", shell=True, capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)  # fmt: skip
+    assert done.stdout.startswith("usage: mcp-notebook") and done.stderr == ""
+
+
+def test_json_stays_json_whatever_the_server_sent() -> None:
+    from mcp_notebook.cli.output import render
+    from mcp_notebook.core.types import CallResult
+
+    raw = {"content": [], "structuredContent": {"v": float("nan"), "w": [float("inf"), 1.5], "x": "\x1b[2J"}}
+    text = render(CallResult.from_raw("s", "t", raw), "json", terminal=True)
+    assert text is not None and "\x1b" not in text
+    assert json.loads(text)["structuredContent"] == {"v": None, "w": [None, 1.5], "x": "\x1b[2J"}
+
+
 def test_progress_and_log_lines_go_to_stderr(tmp_path: Path) -> None:
     out, notes = cli("call", "demo.fit_model", "epochs=2", "seconds_per_epoch=0", "--", *DEMO, cwd=tmp_path)
     assert out == "fitted in 2 epochs: accuracy 0.97 (pretend)\n"
@@ -161,7 +205,12 @@ def test_every_exit_status_from_a_real_case(demo_oauth: str, tmp_path: Path) -> 
     _, notes = cli("map", "demo.query_penguins", "$rows", cwd=tmp_path, code=2)
     assert "no subcommand 'map' (it works in a notebook: %mcp map)" in notes
     _, notes = cli("tools", "nope", cwd=tmp_path, code=2)
-    assert "no server named 'nope'" in notes and "mcp-notebook add nope -- COMMAND" in notes
+    assert "no saved server named 'nope'; give its command after --" in notes
+    assert "mcp-notebook add nope --save -- COMMAND" in notes
+    _, notes = cli("--bogus", "tools", cwd=tmp_path, code=2)
+    assert "unknown option '--bogus'" in notes
+    _, notes = cli("tools", "--url", "http://[::1", cwd=tmp_path, code=2)
+    assert "is not a valid URL" in notes and "Traceback" not in notes
     _, notes = cli("tools", "--url", demo_oauth, "--no-browser", cwd=tmp_path, code=3)
     assert notes.startswith("mcp-notebook: LoginRequired:") and "log in" in notes
     _, notes = cli("tools", "--", sys.executable, "-m", "no_such_server", cwd=tmp_path, code=4)
@@ -236,7 +285,13 @@ def test_what_a_server_sends_cannot_drive_the_terminal(tmp_path: Path) -> None:
 
 
 def test_a_bearer_token_never_shows(demo_http: str, tmp_path: Path) -> None:
-    """Given with --bearer-env, or as a header: in no output, value or error."""
+    """Given with --bearer-env, as a header, or in the URL: in no output, value or error."""
+    userinfo = demo_http.replace("http://", "http://user:pw-5e6f7a8b@")
+    out, notes = cli("--format", "csv", "tools", "--url", userinfo, cwd=tmp_path)
+    assert "pw-5e6f7a8b" not in out + notes and out.splitlines()[1].startswith("127-0-0-1,")
+    _, notes = cli("tools", "--url", demo_http, "--header", "Authorization: Bearer tok-9f8e7d6c5b4a", cwd=tmp_path,
+                   code=2)  # fmt: skip
+    assert "expects K=V" in notes and "tok-9f8e7d6c5b4a" not in notes
     env = {**os.environ, "DEMO_TOKEN": "tok-9f8e7d6c5b4a"}
     outputs = []
     for args, fmt, auth in (

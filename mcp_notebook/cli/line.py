@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from typing import NoReturn
+from urllib.parse import urlsplit
 
 from ..errors import ArgumentError
 from .output import FORMATS
 
-__all__ = ["Line", "OFFERED", "read_line"]
+__all__ = ["IN_NOTEBOOK", "Line", "OFFERED", "read_line"]
 
 # The subcommands a shell can use (a notebook has more: map, form, history, …, which live
 # in a kernel's memory or a page), in the order --help lists them.
@@ -39,6 +40,10 @@ OFFERED = (
 )
 
 
+# The notebook's own subcommands (widgets), which the command line does not even import.
+IN_NOTEBOOK = ("form", "subscribe", "unsubscribe")
+
+
 @dataclass
 class Line:
     subcommand: str | None  # None: no subcommand (the overview)
@@ -48,6 +53,7 @@ class Line:
     open_browser: bool
     given: list[str] | None  # the given server as %mcp add reads it after NAME; None: none given
     roots: list[str]  # folders offered to the servers as roots (none by default, as in a notebook)
+    startup_timeout: float | None
     help: bool
     version: bool
 
@@ -63,6 +69,7 @@ def _common() -> _Parser:
     parser.add_argument("--config", metavar="PATH")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--root", action="append", default=[])
+    parser.add_argument("--startup-timeout", type=float, metavar="S")
     parser.add_argument("-h", "--help", action="store_true")
     parser.add_argument("--version", action="store_true")
     return parser
@@ -91,17 +98,23 @@ def read_line(argv: list[str]) -> Line:
     head, command = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, None)
     parser = _common()
     opts, rest = parser.parse_known_args(head)
-    subcommand = rest[0] if rest else None
+    subcommand = _subcommand(rest)
     if subcommand == "add":  # its options are its own, and so is its --
         tokens = rest[1:] + (["--", *command] if command is not None else [])
-        return Line(subcommand, tokens, opts.format, opts.config, not opts.no_browser, None, opts.root, opts.help,
-                    opts.version)  # fmt: skip
+        return Line(subcommand, tokens, opts.format, opts.config, not opts.no_browser, None, opts.root,
+                    opts.startup_timeout, opts.help, opts.version)  # fmt: skip
     _given_options(parser)
     opts, rest = parser.parse_known_args(head)
-    subcommand = rest[0] if rest else None
+    subcommand = _subcommand(rest)
     given = _given(opts, command)
-    return Line(subcommand, rest[1:], opts.format, opts.config, not opts.no_browser, given, opts.root, opts.help,
-                opts.version)  # fmt: skip
+    return Line(subcommand, rest[1:], opts.format, opts.config, not opts.no_browser, given, opts.root,
+                opts.startup_timeout, opts.help, opts.version)  # fmt: skip
+
+
+def _subcommand(rest: list[str]) -> str | None:
+    if rest and rest[0].startswith("-"):
+        raise ArgumentError(f"unknown option {rest[0]!r} (before the subcommand); mcp-notebook --help lists them")
+    return rest[0] if rest else None
 
 
 def _words(opts: argparse.Namespace, names: tuple[str, ...]) -> list[str]:
@@ -125,6 +138,12 @@ def _given(opts: argparse.Namespace, command: list[str] | None) -> list[str] | N
             raise ArgumentError(f"{stray[0].split('=')[0]} is for a server given with --url")
         return [*_words(opts, COMMAND_OPTIONS), "--", *command]
     if opts.url:
+        try:
+            urlsplit(opts.url).port  # noqa: B018 (a malformed address fails here, in one line)
+        except ValueError as e:
+            raise ArgumentError(f"--url {opts.url!r} is not a valid URL ({e})") from None
+        if "://" not in opts.url:
+            raise ArgumentError(f"--url {opts.url!r} is not a URL (for a server's command, put it after --)")
         stray = _words(opts, tuple(n for n in COMMAND_OPTIONS if n not in URL_OPTIONS))
         if stray:
             raise ArgumentError(f"{stray[0].split('=')[0]} is for a server command given after --")

@@ -9,7 +9,9 @@ the exit status says how it went (exits.py).
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from .. import commands
@@ -21,7 +23,7 @@ from ..runtime import Client
 from ..version import __version__
 from . import exits
 from .asking import LineInteraction
-from .line import OFFERED, Line, read_line
+from .line import IN_NOTEBOOK, OFFERED, Line, read_line
 from .output import render
 from .source import LineSource
 
@@ -60,6 +62,7 @@ def overview() -> str:
         "  --protocol P       its protocol era: auto, legacy or a version",
         "  --root PATH        offer this folder to the servers as a root (repeatable; none by default)",
         "  --no-browser       a login prints its address only (default: open it when a browser is at hand)",
+        "  --startup-timeout S  seconds a server may take to start (default 30)",
         "  -h, --help         this help; SUBCOMMAND --help: that subcommand's",
         "  --version          the version",
         "",
@@ -71,7 +74,7 @@ def overview() -> str:
         "Examples:",
         f"  {PROG} tools -- npx -y @modelcontextprotocol/server-everything",
         f"  {PROG} call demo.query_penguins species=Gentoo limit=3 --format csv",
-        f"  {PROG} read demo penguins://species --format json",
+        f"  {PROG} read demo penguins://about",
         f"  {PROG} login github --url https://api.githubcopilot.com/mcp/",
         f"  {PROG} diff demo-1.0.json demo",
     ]
@@ -80,7 +83,12 @@ def overview() -> str:
 
 def subcommand_help(name: str) -> str:
     entry = commands.COMMANDS[name]
-    return ours(f"{PROG} {entry.usage}\n  {entry.summary}\n{entry.details}".rstrip())
+    text = ours(f"{PROG} {entry.usage}\n  {entry.summary}\n{entry.details}".rstrip())
+    return text + (
+        "\nOn the command line words are taken as typed: $name and {expr} are not looked up or run (the shell "
+        "expands its own $VAR), -o VAR keeps nothing, and a server given after -- or with --url takes the first "
+        "name asked for."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,19 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         line = read_line(sys.argv[1:] if argv is None else argv)
         if line.version:
-            print(f"{PROG} {__version__}")
-            return exits.OK
+            return _write(f"{PROG} {__version__}\n", exits.OK)
         if line.subcommand is None or (line.subcommand == "help" and not line.tokens):
-            print(overview())
-            return exits.OK if line.help or line.subcommand == "help" else exits.USAGE
+            return _write(overview() + "\n", exits.OK if line.help or line.subcommand == "help" else exits.USAGE)
         name = line.tokens[0] if line.subcommand == "help" else line.subcommand
         if name not in OFFERED:
-            hint = f" (it works in a notebook: %mcp {name})" if name in commands.COMMANDS else ""
+            hint = f" (it works in a notebook: %mcp {name})" if name in commands.COMMANDS or name in IN_NOTEBOOK else ""
             print(f"{PROG}: no subcommand {printable(name)!r}{hint}; {PROG} --help lists them", file=sys.stderr)
             return exits.USAGE
         if line.help or line.subcommand == "help":
-            print(subcommand_help(name))
-            return exits.OK
+            return _write(subcommand_help(name) + "\n", exits.OK)
+        for root in line.roots:
+            if not os.path.isdir(root):
+                raise ArgumentError(f"--root {root}: no such folder")
     except ArgumentError as e:
         _error(e)
         return exits.USAGE
@@ -117,30 +125,70 @@ def _run(line: Line) -> int:
     client = Client(interaction=LineInteraction(open_browser=line.open_browser))
     if line.roots:
         client.set_roots(line.roots)
-    ctx = Context(client, {}, out=_note)
-    ctx.source = LineSource(ctx, line.given, line.config, _note, connect=line.subcommand not in UNCONNECTED)
+    if line.startup_timeout is not None:
+        client.settings.startup_timeout = line.startup_timeout
+    ctx = Context(client, {}, out=_note, literal=True)
+    source = LineSource(ctx, line.given, line.config, _note, connect=line.subcommand not in UNCONNECTED)
+    ctx.source = source
     entry = commands.COMMANDS[line.subcommand or ""]
     value: Any = None
     try:
-        # What the runtime prints on its own (a login's address, an approval's question) is
-        # not the value: it goes to stderr, with the notes.
-        with contextlib.redirect_stdout(sys.stderr):
+        # What runs meanwhile writes to stderr, at the descriptor too: a login's address, an
+        # approval's question, and a browser started for a login (a child process) are not
+        # the value, which alone goes to stdout, after.
+        with _stdout_to_stderr():
             value = entry.run(ctx, line.tokens)
             if isinstance(value, Deferred):
                 value = value.run()
-        text = render(value, line.fmt, terminal=sys.stdout.isatty())
+        error = isinstance(value, CallResult) and value.is_error
+        # A tool's error has no table: its text says what went wrong.
+        text = render(value, "text" if error and line.fmt in ("csv", "markdown") else line.fmt,
+                      terminal=sys.stdout.isatty())  # fmt: skip
     except MCPError as e:
         _error(e)
         return exits.exit_code(e)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug or an input nothing checked: one line, not a traceback
+        print(f"{PROG}: unexpected {type(e).__name__}: {ours(printable(str(e)))}", file=sys.stderr)
+        return exits.SERVER_ERROR
     finally:
         client.close()
-    if text:
+    if line.given is not None and not source.given_used:
+        _note("note: the server given on the line was not used (no subcommand word named it)")
+    status = exits.SERVER_ERROR if error else exits.CONNECT if source.failed else exits.OK
+    return _write(text or "", status)
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 (an embedding without one): Python's stdout alone
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+        return
+    os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _write(text: str, status: int) -> int:
+    """``text`` to stdout; a reader that went away (``| head``) ends the run quietly."""
+    try:
         sys.stdout.write(text)
         sys.stdout.flush()
-    return exits.SERVER_ERROR if isinstance(value, CallResult) and value.is_error else exits.OK
+    except BrokenPipeError:
+        # Python would report the pipe again at exit, flushing: point stdout at nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return status
 
 
 def _note(text: str) -> None:

@@ -9,6 +9,7 @@ escaped only when it goes to a terminal. pandas is imported only where a value i
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ..commands.display import ServerLogs, ServerStatus, call_result_text, prompt_result_text, read_result_text
@@ -80,8 +81,20 @@ def _data(value: Any) -> Any:
     return value
 
 
+def _finite(data: Any) -> Any:
+    """NaN and infinities (which a server's JSON may hold, as Python reads it) as null: what
+    is printed stays JSON any reader takes."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(v) for v in data]
+    return data
+
+
 def _json(data: Any) -> str:
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    text = json.dumps(_finite(data), indent=2, ensure_ascii=False, default=str, allow_nan=False)
     # Control characters only ever stand inside JSON strings: as \\uXXXX they are the same JSON.
     return CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 

@@ -9,12 +9,14 @@ import dataclasses
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..commands import Context
 from ..commands.servers import server_config
 from ..core.config.scopes import load_servers, looked_in
 from ..core.config.servers import ServerConfig
 from ..core.safety.text import printable
+from ..errors import ArgumentError
 from ..runtime import Client, Server
 from .asking import log_line
 
@@ -26,7 +28,7 @@ def given_name(words: list[str], url: str | None) -> str:
     host, or the command's package or script (``npx -y @scope/server-everything`` →
     ``server-everything``, ``python -m pkg.demo`` → ``demo``, ``python tools/x.py`` → ``x``)."""
     if url:
-        return _safe(re.sub(r"^[a-z]+://", "", url).split("/")[0].split(":")[0]) or "server"
+        return _safe(urlsplit(url).hostname or "") or "server"  # never the user:password part
     rest = words[1:]
     if "-m" in rest and rest.index("-m") + 1 < len(rest):
         return _safe(rest[rest.index("-m") + 1].rsplit(".", 1)[-1]) or "server"
@@ -63,6 +65,7 @@ class LineSource:
         self.warn = warn
         self._saved: dict[str, ServerConfig] | None = None
         self._given_as: str | None = None
+        self.failed: list[str] = []  # saved servers that did not connect when all were asked for
 
     def __repr__(self) -> str:
         return f"<LineSource given={self._given_as!r}>"
@@ -78,7 +81,9 @@ class LineSource:
             return
         if name in client:
             return
-        if self.given is not None and self._given_as is None and name not in self.saved():
+        if self.given is not None and self._given_as is None:
+            # The server given on the line takes the first name asked for, saved or not:
+            # it was given for this run (the saved files are then not read for it).
             self._start_given(client, name)
         elif name in self.saved():
             self._start(client, self.saved()[name])
@@ -98,10 +103,18 @@ class LineSource:
         for server in client.add_configs(missing, connect=self.connect):
             self._listen(server)
             if server.error:
+                self.failed.append(server.name)
                 self.warn(printable(f"✗ {server.name}: {server.error}"))
 
+    @property
+    def given_used(self) -> bool:
+        return self._given_as is not None
+
     def _start_given(self, client: Client, name: str) -> None:
-        config, _, _ = server_config(self.ctx, [name, *(self.given or [])])
+        try:
+            config, _, _ = server_config(self.ctx, [name, *(self.given or [])])
+        except ArgumentError as e:  # its options are %mcp add's, its mistakes this line's
+            raise ArgumentError(f"the server given on the line: {str(e).removeprefix('%mcp add: ')}") from None
         self._given_as = name
         self._start(client, dataclasses.replace(config, source="command line"))
 

@@ -46,10 +46,21 @@ class Source(Protocol):
 
 @dataclass
 class Context:
+    """What a subcommand runs with: the client; the namespace ``$name`` and ``{expr}`` read
+    and ``-o VAR`` writes; where its notes go; where servers not yet added come from; and
+    ``literal``: words are taken as typed, no ``$name`` or ``{expr}`` (the command line, where
+    the shell has expanded them already and a ``{…}`` is data, never code to run)."""
+
     client: Client
     namespace: dict[str, Any]
     out: Callable[[str], None] = print
     source: Source | None = None
+    literal: bool = False
+
+    @property
+    def names(self) -> dict[str, Any] | None:
+        """What ``$name`` and ``{expr}`` read; None: they are text like any other."""
+        return None if self.literal else self.namespace
 
 
 @dataclass
@@ -90,6 +101,11 @@ def server_named(ctx: Context, name: str) -> Server:
         ctx.source.provide(ctx.client, name)
     if name not in ctx.client:
         known = ", ".join(sorted(s.name for s in ctx.client)) or "none yet"
+        if ctx.source is not None:
+            raise ArgumentError(
+                f"no saved server named {name!r}; give its command after -- (or --url URL), or save it first: "
+                f"mcp-notebook add {name} --save -- COMMAND"
+            )
         raise ArgumentError(f"no server named {name!r} (known: {known}); add one with %mcp add {name} -- COMMAND")
     return ctx.client[name]
 

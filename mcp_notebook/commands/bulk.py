@@ -47,7 +47,7 @@ def map_(ctx: Context, tokens: list[str]) -> Any:
     if len(tokens) < 2 or tokens[0].startswith("-") or tokens[1].startswith("-"):
         raise ArgumentError("%mcp map: give SERVER.TOOL and $ROWS first; see %mcp help map")
     server_name, tool = target(tokens[0])
-    rows, _ = resolve_value(tokens[1], ctx.namespace)
+    rows, _ = resolve_value(tokens[1], ctx.names)
     if isinstance(rows, (str, int, float, bool, dict)) or rows is None:
         raise ArgumentError(
             f"%mcp map: {tokens[1]} is a {type(rows).__name__}; give a DataFrame or a list of dicts ($df)"
@@ -79,7 +79,7 @@ def map_(ctx: Context, tokens: list[str]) -> Any:
             pairs.append(token)
     server = server_named(ctx, server_name)
     # key=value pairs are the tool's parameters, whatever their names (timeout=3 is one; --timeout the option)
-    kwargs["constants"] = key_values(pairs, ctx.namespace)
+    kwargs["constants"] = key_values(pairs, ctx.names)
     deferred = Deferred(lambda: server.map(tool, rows, **kwargs), lambda: server.amap(tool, rows, **kwargs))
 
     async def stored(taker: Taker) -> Any:

@@ -59,7 +59,7 @@ def diff(ctx: Context, tokens: list[str]) -> Any:
     opts = parser.parse(tokens)
     for name in (opts.old, opts.new):
         # On the command line a name not yet started is a saved server, unless it is a file.
-        if name in ctx.client or (ctx.source is not None and not os.path.exists(name)):
+        if name in ctx.client or (ctx.source is not None and not os.path.isfile(name)):
             connected_servers(ctx, name)
     try:
         changes = ctx.client.diff(opts.old, opts.new)

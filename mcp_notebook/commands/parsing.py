@@ -97,10 +97,16 @@ def target(text: str, what: str = "TOOL") -> tuple[str, str]:
     return server, name
 
 
-def resolve_value(raw: str, namespace: Mapping[str, Any]) -> tuple[Any, bool]:
+def resolve_value(raw: str, namespace: Mapping[str, Any] | None) -> tuple[Any, bool]:
     """A value from the user: ``$name`` or ``{expr}`` from the namespace (typed), else JSON
     when it parses, else the string. Returns (value, literal) where literal means "the
-    user typed it" (so a string-typed parameter may keep the raw text)."""
+    user typed it" (so a string-typed parameter may keep the raw text). With no namespace
+    (the command line) ``$name`` and ``{expr}`` are text: nothing is looked up or run."""
+    if namespace is None:
+        try:
+            return json.loads(raw), True
+        except ValueError:
+            return raw, True
     match = _NAME.match(raw)
     if match:
         name = match.group(1)
@@ -121,9 +127,12 @@ def resolve_value(raw: str, namespace: Mapping[str, Any]) -> tuple[Any, bool]:
         return raw, True
 
 
-def expand_text(raw: str, namespace: Mapping[str, Any]) -> str:
+def expand_text(raw: str, namespace: Mapping[str, Any] | None) -> str:
     """A command-line word with ``$name`` and ``{expr}`` from the notebook, as text.
-    Unknown ``$NAME`` is left alone (it may be meant for the server, like ``$HOME``)."""
+    Unknown ``$NAME`` is left alone (it may be meant for the server, like ``$HOME``); with no
+    namespace (the command line) the word is as typed."""
+    if namespace is None:
+        return raw
     if _EXPR.match(raw) and not _is_json_object(raw):
         return str(resolve_value(raw, namespace)[0])
     return _INLINE_NAME.sub(lambda m: str(namespace.get(m.group(1), m.group(0))), raw)
@@ -137,7 +146,7 @@ def _is_json_object(raw: str) -> bool:
 
 
 def key_values(
-    tokens: list[str], namespace: Mapping[str, Any], schema: Mapping[str, Any] | None = None
+    tokens: list[str], namespace: Mapping[str, Any] | None, schema: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """``key=value`` tokens → arguments. With the tool's inputSchema, a value typed
     literally for a string parameter stays the text typed (``zip=02139``, ``id=42``)."""
@@ -162,14 +171,17 @@ def _wants_string(prop: Any) -> bool:
     return "string" in kinds and not ({"number", "integer", "boolean", "array", "object"} & set(kinds))
 
 
-def body_arguments(body: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
-    """The body of %%mcp_call: a JSON object, or a Python dict expression."""
+def body_arguments(body: str, namespace: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The body of %%mcp_call: a JSON object, or a Python dict expression (not with no
+    namespace: then only JSON)."""
     text = body.strip()
     if not text:
         return {}
     try:
         value = json.loads(text)
     except ValueError:
+        if namespace is None:
+            raise ArgumentError("the arguments are not a JSON object") from None
         try:
             value = eval(text, dict(namespace))
         except SyntaxError as e:
@@ -188,6 +200,7 @@ def key_value_option(items: list[str] | None, what: str) -> dict[str, str]:
     for item in items or []:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ArgumentError(f"{what} expects K=V, got {item!r}")
+            # Not the word itself: a header's value is often a secret (Authorization: Bearer …).
+            raise ArgumentError(f"{what} expects K=V, and one of its values has no '=' (its text is not shown)")
         out[key] = value
     return out

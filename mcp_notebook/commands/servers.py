@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..core.auth.settings import GRANTS
 from ..core.config.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
@@ -20,6 +21,7 @@ from ..runtime import Server
 from . import display
 from .base import Context, Deferred, all_servers, command, counts, positional, report, report_saved, server_named
 from .clients import load_from
+from .options import protocol_option, save_option, tools_lists, tools_options
 from .parsing import Parser, expand_text, key_value_option
 from .steps import Taker
 
@@ -105,12 +107,12 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
         parser.add_argument("--env", action="append", metavar="K=V")
         parser.add_argument("--cwd")
         parser.add_argument("--timeout", type=float)
-        _protocol_option(parser)
-        _tools_options(parser)
-        _save_option(parser)
+        protocol_option(parser)
+        tools_options(parser)
+        save_option(parser)
         opts = parser.parse(head)
         env = key_value_option(opts.env, "--env")
-        command_line = [expand_text(word, ctx.namespace) for word in command_line]
+        command_line = [expand_text(word, ctx.names) for word in command_line]
         config = _config(
             opts.name,
             command=command_line[0],
@@ -120,7 +122,7 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
             startup_timeout=opts.timeout,
             protocol=opts.protocol,
             source=opts.save or "kernel",
-            **_tools_lists(opts),
+            **tools_lists(opts),
         )
         return config, opts.save, {}
     parser = Parser("add")
@@ -139,11 +141,15 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
     parser.add_argument("--private-key-env", metavar="VAR")
     parser.add_argument("--signing-alg", metavar="ALG")
     parser.add_argument("--timeout", type=float)
-    _protocol_option(parser)
-    _tools_options(parser)
-    _save_option(parser)
+    protocol_option(parser)
+    tools_options(parser)
+    save_option(parser)
     opts = parser.parse(tokens)
-    opts.url = expand_text(opts.url, ctx.namespace)  # $url and {expr} work here too
+    opts.url = expand_text(opts.url, ctx.names)  # $url and {expr} work here too
+    try:
+        urlsplit(opts.url).port  # noqa: B018 (a malformed address fails here, in one line)
+    except ValueError as e:
+        raise ArgumentError(f"%mcp add: {opts.url!r} is not a valid URL ({e})") from None
     if "://" not in opts.url:
         raise ArgumentError(
             f"%mcp add: {opts.url!r} is not a URL; for a local server put its command after --: "
@@ -186,38 +192,9 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
         startup_timeout=opts.timeout,
         protocol=opts.protocol,
         source=opts.save or "kernel",
-        **_tools_lists(opts),
+        **tools_lists(opts),
     )
     return config, opts.save, refs
-
-
-def _protocol_option(parser: Parser) -> None:
-    # argparse's error names the choices: one ArgumentError line for a bad value.
-    parser.add_argument("--protocol", default="auto", choices=PROTOCOL_CHOICES, metavar="P")
-
-
-def _tools_options(parser: Parser) -> None:
-    parser.add_argument("--tools", metavar="A,B")
-    parser.add_argument("--exclude-tools", metavar="C")
-    parser.add_argument("--max-concurrency", type=int, metavar="N")
-
-
-def _tools_lists(opts: Any) -> dict[str, Any]:
-    """ServerConfig's enabled_tools, disabled_tools and max_concurrency from --tools,
-    --exclude-tools and --max-concurrency."""
-
-    def names(value: str) -> list[str]:
-        return [name.strip() for name in value.split(",") if name.strip()]
-
-    return {
-        "enabled_tools": None if opts.tools is None else names(opts.tools),
-        "disabled_tools": names(opts.exclude_tools or ""),
-        "max_concurrency": opts.max_concurrency,
-    }
-
-
-def _save_option(parser: Parser) -> None:
-    parser.add_argument("--save", nargs="?", const="project", choices=SCOPES, metavar="SCOPE")
 
 
 def _config(name: str, **fields: Any) -> ServerConfig:
@@ -305,7 +282,7 @@ def load(ctx: Context, tokens: list[str]) -> Any:
     parser.add_argument("path", nargs="?")
     parser.add_argument("--from", dest="client", nargs="?", const="", metavar="CLIENT")
     parser.add_argument("--dry-run", action="store_true")
-    _save_option(parser)
+    save_option(parser)
     opts = parser.parse(tokens)
     if opts.client is not None:
         if opts.path:
@@ -470,6 +447,10 @@ def remove(ctx: Context, tokens: list[str]) -> None:
     parser.add_argument("--save", nargs="?", const="", metavar="SCOPE")
     opts = parser.parse(tokens)
     name = opts.server
+    if ctx.source is not None and opts.save is None:
+        raise ArgumentError(f"remove {name}: on the command line it deletes a saved server: add --save [SCOPE]")
+    if ctx.source is not None and not opts.save:
+        server_named(ctx, name)  # where it was saved: the command line has not added it yet
     server = ctx.client.servers.get(name)
     if opts.save is None:
         server_named(ctx, name)

@@ -50,7 +50,7 @@ def read(ctx: Context, tokens: list[str]) -> Any:
         kwargs["refresh"] = True
     # A template's variables are text: 007 stays 007 (its values are checked by read_resource).
     names = {name: {"type": "string"} for name in variables(opts.uri)}
-    values = key_values(opts.values, ctx.namespace, {"properties": names})
+    values = key_values(opts.values, ctx.names, {"properties": names})
     if {"timeout", "refresh"} & set(values):  # read_resource's own keywords, not a variable's
         raise ArgumentError("%mcp read: use --timeout S and --refresh, not timeout= or refresh=")
     kwargs.update(values)
@@ -142,7 +142,7 @@ def call(ctx: Context, tokens: list[str]) -> Any:
     opts, arguments = _call_options(tokens, "mcp call")
     server_name, tool = target(opts.target)
     schema = _tool_schema(ctx, server_name, tool)
-    return _call(ctx, server_name, tool, key_values(arguments, ctx.namespace, schema), opts)
+    return _call(ctx, server_name, tool, key_values(arguments, ctx.names, schema), opts)
 
 
 def call_cell(ctx: Context, line: str, body: str) -> Any:
@@ -151,7 +151,7 @@ def call_cell(ctx: Context, line: str, body: str) -> Any:
     if extra:
         raise ArgumentError(f"%%mcp_call: arguments go in the cell body, not on the line: {' '.join(extra)}")
     server_name, tool = target(opts.target)
-    deferred = _call(ctx, server_name, tool, body_arguments(body, ctx.namespace), opts)
+    deferred = _call(ctx, server_name, tool, body_arguments(body, ctx.names), opts)
     if opts.output and not opts.output.isidentifier():
         raise ArgumentError(f"-o {opts.output!r}: not a Python variable name")
 
@@ -178,7 +178,7 @@ def prompt(ctx: Context, tokens: list[str]) -> Any:
     if not tokens:
         raise ArgumentError("%mcp prompt: give SERVER.PROMPT; see %mcp help prompt")
     server_name, name = target(tokens[0], "PROMPT")
-    arguments = key_values(tokens[1:], ctx.namespace)  # the server's side makes them text
+    arguments = key_values(tokens[1:], ctx.names)  # the server's side makes them text
     server = server_named(ctx, server_name)
     return Deferred(lambda: server.get_prompt(name, arguments), lambda: server.aget_prompt(name, arguments))
 

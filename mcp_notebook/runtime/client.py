@@ -212,11 +212,12 @@ class Client:
         ``oauth``: ``client_id``, ``client_secret``, ``client_metadata_url``, ``scopes``,
         ``redirect_port``, when its login needs them; ``grant="client_credentials"`` with a
         ``client_secret``, ``private_key`` or ``private_key_file`` for a login with no
-        person). If the connection fails the server stays registered with status ``failed`` (or ``needs_auth``) and the error is
-        raised; ``restart`` tries again. ``python`` as the command means this Python
-        (``sys.executable``). ``startup_timeout`` and ``request_timeout`` (seconds) override
-        the Settings for this server. ``protocol``: ``auto`` (ask the server, prefer
-        2026-07-28), ``legacy`` (the initialize handshake) or one dated version.
+        person). If the connection fails the server stays registered with status
+        ``failed`` (or ``needs_auth``) and the error is raised; ``restart`` tries again.
+        ``python`` as the command means this Python (``sys.executable``).
+        ``startup_timeout`` and ``request_timeout`` (seconds) override the Settings for this
+        server. ``protocol``: ``auto`` (ask the server, prefer 2026-07-28), ``legacy`` (the
+        initialize handshake) or one dated version.
         ``enabled_tools`` (only these are used; None: all) and ``disabled_tools`` (never
         these): tool names or globs (``"get-*"``); a tool left out is not listed, not in
         ``server.tools``, ``tool_schemas()`` or a map, and calling it raises ToolExcluded.
