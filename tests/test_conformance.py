@@ -56,8 +56,11 @@ AUTH = {
     ],
 }  # fmt: skip
 # The authorization extensions: on no spec version's timeline, so run as the suite runs them.
-PASSED_EXTENSIONS = ["auth/client-credentials-basic", "auth/client-credentials-jwt"]
-EXTENSIONS = ["auth/enterprise-managed-authorization", "auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer"]
+PASSED_EXTENSIONS = [
+    "auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
+]  # fmt: skip
+EXTENSIONS = ["auth/dpop", "auth/dpop-nonce"]
 CASES = [
     pytest.param(scenario, version, id=f"{version}:{scenario}")
     for version in {**AUTH, **SCENARIOS}

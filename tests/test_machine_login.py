@@ -55,6 +55,27 @@ def test_a_token_with_nobody_there(demo_cc: str) -> None:
         client.close()
 
 
+def test_a_workload_token_from_a_file_and_what_goes_wrong(demo_cc: str, tmp_path: Path) -> None:
+    """jwt_bearer (workload identity) reads the platform's JWT from its file at each request;
+    the demo's authorization server does not take that grant: one line naming it, not the
+    token. (The conformance suite's auth/wif-jwt-bearer takes it: tests/test_conformance.py.)"""
+    token = tmp_path / "token"
+    token.write_text("eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.c2lnbmF0dXJlLXNlY3JldA\n")
+    client = Client()
+    client.token_store = MemoryStore()
+    try:
+        with pytest.raises(AuthError) as refused:
+            client.add("w", url=demo_cc, oauth={"grant": "jwt_bearer", "assertion_file": str(token)})
+        assert str(refused.value).startswith("server 'w': the jwt_bearer token request was refused: ")
+        assert "c2lnbmF0dXJl" not in str(refused.value)
+        with pytest.raises(AuthError, match=r"jwt_bearer: cannot read the platform's JWT from .*gone \(No such file"):
+            client.add("v", url=demo_cc, oauth={"grant": "jwt_bearer", "assertion_file": str(tmp_path / "gone")})
+        with pytest.raises(AuthError, match=r"id_jag needs the identity provider's token endpoint"):
+            client.add("e", url=demo_cc, oauth={"grant": "id_jag", "id_token": "x"})
+    finally:
+        client.close()
+
+
 def test_a_headless_notebook_logs_in_and_keeps_no_secret(
     demo_cc: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

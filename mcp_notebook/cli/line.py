@@ -78,7 +78,9 @@ def _common() -> _Parser:
 # The given server's options: %mcp add's, for a command (after --) or for a URL.
 COMMAND_OPTIONS = ("env", "cwd", "protocol", "tools", "exclude-tools")
 URL_OPTIONS = ("header", "transport", "bearer-env", "client-id", "client-secret-env", "redirect-port", "protocol",
-               "tools", "exclude-tools", "grant", "private-key-file", "private-key-env", "signing-alg")  # fmt: skip
+               "tools", "exclude-tools", "grant", "private-key-file", "private-key-env", "signing-alg",
+               "assertion-file", "assertion-env", "id-token-file", "id-token-env", "idp-token-endpoint",
+               "idp-client-id", "idp-client-secret-env")  # fmt: skip
 REPEATED = ("env", "header")
 
 

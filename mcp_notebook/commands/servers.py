@@ -25,7 +25,11 @@ from .options import protocol_option, save_option, tools_lists, tools_options
 from .parsing import Parser, expand_text, key_value_option
 from .steps import Taker
 
+# oauth settings given as an environment variable's name (--NAME-env VAR), never as a value.
+SECRET_SETTINGS = ("client_secret", "private_key", "assertion", "id_token", "idp_client_secret")
+
 __all__ = [
+    "SECRET_SETTINGS",
     "add",
     "list_",
     "load",
@@ -75,6 +79,11 @@ Logins without a person (a scheduled notebook, CI): the client authenticates as 
   --private-key-file PATH      its PEM private key (private_key_jwt; implies the grant)
   --private-key-env VAR        the same, from an environment variable (never shown)
   --signing-alg ALG            sign with ALG (default: the key's own: ES256, RS256, …)
+  --assertion-file PATH        workload identity: the platform's JWT (re-read each time; or
+                               --assertion-env VAR), sent as the grant (jwt_bearer)
+  --id-token-file PATH         enterprise: the identity provider's ID token (or --id-token-env
+                               VAR), exchanged at --idp-token-endpoint URL for an ID-JAG (id_jag;
+                               --idp-client-id ID, --idp-client-secret-env VAR if it wants them)
 Adding a name that exists replaces that server. Examples:
   %mcp add everything -- npx -y @modelcontextprotocol/server-everything
   %mcp add demo --env LOG=debug -- python -m mcp_notebook.demo
@@ -132,14 +141,17 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
     parser.add_argument("--header", action="append", metavar="K=V")
     parser.add_argument("--bearer-env", metavar="VAR")
     parser.add_argument("--client-id")
-    parser.add_argument("--client-secret-env", metavar="VAR")
     parser.add_argument("--client-metadata-url")
     parser.add_argument("--scopes")
     parser.add_argument("--redirect-port", type=int)
     parser.add_argument("--grant", choices=GRANTS, metavar="GRANT")
-    parser.add_argument("--private-key-file", metavar="PATH")
-    parser.add_argument("--private-key-env", metavar="VAR")
+    for setting in SECRET_SETTINGS:
+        parser.add_argument(f"--{setting.replace('_', '-')}-env", metavar="VAR")
+    for option in ("--private-key-file", "--assertion-file", "--id-token-file"):
+        parser.add_argument(option, metavar="PATH")
     parser.add_argument("--signing-alg", metavar="ALG")
+    parser.add_argument("--idp-token-endpoint", metavar="URL")
+    parser.add_argument("--idp-client-id", metavar="ID")
     parser.add_argument("--timeout", type=float)
     protocol_option(parser)
     tools_options(parser)
@@ -165,24 +177,27 @@ def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | 
         headers["Authorization"] = f"Bearer {token}"
         refs["headers.Authorization"] = f"Bearer ${{{opts.bearer_env}}}"
     oauth: dict[str, Any] = {}
-    if opts.client_secret_env:
-        secret = os.environ.get(opts.client_secret_env)
-        if not secret:
-            raise ArgumentError(f"--client-secret-env {opts.client_secret_env}: that environment variable is not set")
-        oauth["client_secret"] = secret
-        refs["oauth.client_secret"] = f"${{{opts.client_secret_env}}}"
-    if opts.private_key_env:
-        key = os.environ.get(opts.private_key_env)
-        if not key:
-            raise ArgumentError(f"--private-key-env {opts.private_key_env}: that environment variable is not set")
-        oauth["private_key"] = key
-        refs["oauth.private_key"] = f"${{{opts.private_key_env}}}"
+    for setting in SECRET_SETTINGS:  # each from its environment variable, saved as a reference to it
+        variable = getattr(opts, f"{setting}_env")
+        if variable:
+            value = os.environ.get(variable)
+            if not value:
+                raise ArgumentError(
+                    f"--{setting.replace('_', '-')}-env {variable}: that environment variable is not set"
+                )
+            oauth[setting] = value
+            refs[f"oauth.{setting}"] = f"${{{variable}}}"
     for key in ("client_id", "client_metadata_url", "scopes", "redirect_port", "grant", "private_key_file",
-                "signing_alg"):  # fmt: skip
+                "signing_alg", "assertion_file", "id_token_file", "idp_token_endpoint", "idp_client_id"):  # fmt: skip
         if getattr(opts, key) is not None:
             oauth[key] = getattr(opts, key)
-    if (opts.private_key_env or opts.private_key_file) and not opts.grant:
-        oauth["grant"] = "client_credentials"  # a key is for a client that logs in as itself
+    if not opts.grant:  # what was given says which grant, where only one takes it
+        if oauth.keys() & {"assertion", "assertion_file"}:
+            oauth["grant"] = "jwt_bearer"
+        elif oauth.keys() & {"id_token", "id_token_file", "idp_token_endpoint"}:
+            oauth["grant"] = "id_jag"
+        elif oauth.keys() & {"private_key", "private_key_file"}:
+            oauth["grant"] = "client_credentials"  # a key is for a client that logs in as itself
     config = _config(
         opts.name,
         transport=opts.transport or "auto",

@@ -150,6 +150,14 @@ def main() -> int:
         if context.get("private_key_pem"):
             oauth["private_key"] = context["private_key_pem"]
             oauth["signing_alg"] = context.get("signing_algorithm")
+    elif name == "auth/wif-jwt-bearer":
+        # Workload identity: the platform's JWT is the grant (the suite also hands over a
+        # wrong-audience and an expired one, which a workload would never be given).
+        oauth.update(grant="jwt_bearer", assertion=context["valid_jwt"])
+    elif name == "auth/enterprise-managed-authorization":
+        # The identity provider's ID token, exchanged there for an ID-JAG, then for a token.
+        oauth.update(grant="id_jag", id_token=context["idp_id_token"], idp_token_endpoint=context["idp_token_endpoint"],
+                     idp_client_id=context.get("idp_client_id"))  # fmt: skip
     try:
         server = client.add("conformance", url=sys.argv[-1], transport="http", oauth=oauth)
         SCENARIOS.get(name, authorized)(server)

@@ -35,7 +35,7 @@ from ...errors import AuthError, LoginRequired
 from ..loggers import CORE as LOG
 from ..safety.text import printable
 from .discovery import Discovery, canonical_resource, discover, parse_challenge
-from .grants import machine_client
+from .grants import machine_token
 from .server import Registration, Tokens, authorization_url, code_from, pkce, redirect_uri, register, token_request
 from .settings import GRANTS, OAuthSettings
 from .tokens import TokenStore
@@ -171,8 +171,8 @@ class OAuth:
         http = self._http_client()
         discovery = await self._discover(http, challenge)
         self._discovery = discovery
-        if self.settings.grant == "client_credentials":  # nobody takes part: no login to ask for
-            await self._client_credentials(http, discovery, scopes or self.settings.scopes or challenge.get("scope"))
+        if self.settings.grant != "authorization_code":  # nobody takes part: no login to ask for
+            await self._machine_grant(http, discovery, scopes or self.settings.scopes or challenge.get("scope"))
             return
         if not self.can_login():
             raise LoginRequired(
@@ -222,16 +222,12 @@ class OAuth:
         self._save()
         LOG.info("%s: logged in (authorization server %s)", self.server, printable(discovery.issuer))
 
-    async def _client_credentials(self, http: httpx.AsyncClient, discovery: Discovery, scopes: str | None) -> None:
-        """The client_credentials grant (RFC 6749 4.4): a token for this client itself. Its
-        credentials come from the settings each time and are not kept in the token store."""
-        client, sign = machine_client(self.server, self.settings, discovery)
-        form = {"grant_type": "client_credentials", "resource": discovery.resource}
-        if scopes:
-            form["scope"] = scopes
+    async def _machine_grant(self, http: httpx.AsyncClient, discovery: Discovery, scopes: str | None) -> None:
+        """A grant no person takes part in (grants.py). What the client authenticates with
+        comes from the settings each time and is not kept in the token store."""
         self._scopes_asked = scopes
-        LOG.info("%s: client_credentials as %r (%s)", self.server, client.client_id, client.auth_method)
-        answer = await token_request(http, self.server, discovery, client, form, sign)
+        LOG.info("%s: %s grant", self.server, self.settings.grant)
+        answer = await machine_token(http, self.server, self.settings, discovery, scopes)
         self._tokens = Tokens.from_response(answer)
         self._save()
         LOG.info("%s: token granted (authorization server %s)", self.server, printable(discovery.issuer))
@@ -310,8 +306,8 @@ class OAuth:
     def _key(self, issuer: str) -> str:
         key = f"{canonical_resource(self.url)} {issuer}"
         # A client that logs in as itself keeps its own tokens: never a person's, nor another client's.
-        if self.settings.grant == "client_credentials":
-            key += f" client_credentials {self.settings.client_id}"
+        if self.settings.grant != "authorization_code":
+            key += f" {self.settings.grant} {self.settings.client_id or ''}"
         return key
 
     def _load_any(self) -> None:

@@ -179,10 +179,14 @@ async def token_request(
     client: Registration,
     form: dict[str, str],
     sign: Signer | None = None,
+    *,
+    endpoint: str | None = None,
+    step: str | None = None,
 ) -> JSON:
-    """POST ``form`` to the token endpoint, authenticated as ``client`` (``sign``: with a
-    fresh assertion for the issuer, private_key_jwt); its JSON answer."""
-    endpoint = discovery.metadata.get("token_endpoint") or f"{origin(discovery.issuer)}/token"
+    """POST ``form`` to the token endpoint (or ``endpoint``: another party's, such as an
+    identity provider's), authenticated as ``client`` (``sign``: with a fresh assertion for
+    the issuer, private_key_jwt); its JSON answer. ``step`` names the request in an error."""
+    endpoint = endpoint or discovery.metadata.get("token_endpoint") or f"{origin(discovery.issuer)}/token"
     assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
     response = await _post_token(http, endpoint, client, form, assertion)
     if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
@@ -193,7 +197,8 @@ async def token_request(
     data = response_json(response)
     if response.status_code >= 400 or "error" in data:
         why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-        raise AuthError(f"server {server!r}: the {form.get('grant_type', 'token')} token request was refused: {why}")
+        what = step or f"the {form.get('grant_type', 'token')} token request"
+        raise AuthError(f"server {server!r}: {what} was refused: {why}")
     return data
 
 
@@ -204,7 +209,7 @@ async def _post_token(
     if client.auth_method == "client_secret_basic" and client.client_secret:
         auth = httpx.BasicAuth(client.client_id, client.client_secret)
     else:
-        form = {**form, "client_id": client.client_id}
+        form = {**form, "client_id": client.client_id} if client.client_id else dict(form)
         if client.auth_method == "client_secret_post" and client.client_secret:
             form["client_secret"] = client.client_secret
         if assertion is not None:

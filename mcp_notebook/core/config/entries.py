@@ -20,7 +20,10 @@ from .servers import ServerConfig
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
 _OAUTH_NAMES = {"client_id": "clientId", "client_secret": "clientSecret", "client_metadata_url": "clientMetadataUrl",
                 "scopes": "scopes", "redirect_port": "redirectPort", "grant": "grant", "private_key": "privateKey",
-                "private_key_file": "privateKeyFile", "signing_alg": "signingAlg"}  # fmt: skip
+                "private_key_file": "privateKeyFile", "signing_alg": "signingAlg", "assertion": "assertion",
+                "assertion_file": "assertionFile", "id_token": "idToken", "id_token_file": "idTokenFile",
+                "idp_token_endpoint": "idpTokenEndpoint", "idp_client_id": "idpClientId",
+                "idp_client_secret": "idpClientSecret"}  # fmt: skip
 
 
 def variable_name(*parts: str) -> str:
@@ -95,7 +98,7 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
                 name = _OAUTH_NAMES.get(key, key)
                 if f"oauth.{key}" in refs:
                     oauth[name] = refs[f"oauth.{key}"]
-                elif key in ("client_secret", "private_key"):
+                elif key in ("client_secret", "private_key", "assertion", "id_token", "idp_client_secret"):
                     oauth[name] = secrets.ref(variable_name(server, key), str(value))
                 else:
                     oauth[name] = value

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..auth.settings import GRANTS
 from ..protocol.constants import MODERN_PROTOCOL_VERSIONS, PROTOCOL_CHOICES
 
 __all__ = [
@@ -50,7 +51,9 @@ TRANSPORT_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "strea
 OAUTH_KEYS = {"clientId": "client_id", "clientSecret": "client_secret", "clientMetadataUrl": "client_metadata_url",
               "scopes": "scopes", "redirectPort": "redirect_port", "callbackPort": "redirect_port",
               "grant": "grant", "privateKey": "private_key", "privateKeyFile": "private_key_file",
-              "signingAlg": "signing_alg"}  # fmt: skip
+              "signingAlg": "signing_alg", "assertion": "assertion", "assertionFile": "assertion_file",
+              "idToken": "id_token", "idTokenFile": "id_token_file", "idpTokenEndpoint": "idp_token_endpoint",
+              "idpClientId": "idp_client_id", "idpClientSecret": "idp_client_secret"}  # fmt: skip
 _NAME_PATTERN = "^(?!.*__)[A-Za-z0-9_.-]+$"
 _BAD_NAME = "invalid server name {value!r}: use letters, digits, '-', '_' and '.' (no '__')"
 _PROTOCOLS = ", ".join(PROTOCOL_CHOICES)
@@ -94,8 +97,7 @@ _STRING_MAP = {
     "message": "{at}: must be an object of strings",
 }
 _PORT = {"type": "integer", "minimum": 0, "maximum": 65535, "message": "{at}: must be a port number"}
-_GRANT = {"enum": ["authorization_code", "client_credentials"],
-          "message": "{at}: {value!r} is not a grant; use authorization_code or client_credentials"}  # fmt: skip
+_GRANT = {"enum": list(GRANTS), "message": "{at}: {value!r} is not a grant; use " + ", ".join(GRANTS)}
 _OAUTH = {
     "type": ["object", "null"],
     "properties": {
