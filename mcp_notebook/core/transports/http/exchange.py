@@ -182,7 +182,7 @@ class StreamableHttpLoop(HttpTransport):
         tries = 0
         while True:
             sent_session = self.session_id
-            headers = self._request_headers(await self.auth.header() if self.auth is not None else None, message)
+            headers = self._request_headers(await self.auth.header("POST", self.url) if self.auth else None, message)
             try:
                 request = client.build_request("POST", self.url, content=body, headers=headers)
                 response = await client.send(request, stream=True)
@@ -237,7 +237,7 @@ class StreamableHttpLoop(HttpTransport):
         await response.aread()
         await response.aclose()
         if status == 401:
-            await self.auth.unauthorized(challenge, sent)
+            await self.auth.unauthorized(challenge, sent, response.headers.get("dpop-nonce"))
         else:
             await self.auth.insufficient_scope(challenge)
         return False
@@ -330,7 +330,7 @@ class StreamableHttpLoop(HttpTransport):
         client = self._client
         if client is None or self._closed:
             raise self._gone()
-        headers = self._request_headers(await self.auth.header() if self.auth is not None else None)
+        headers = self._request_headers(await self.auth.header("GET", self.url) if self.auth is not None else None)
         del headers["Content-Type"]
         headers["Accept"] = "text/event-stream"
         if last_event_id is not None:
@@ -393,7 +393,10 @@ class StreamableHttpLoop(HttpTransport):
         self._stop_readers()
         if client is not None and session_id and not closed:
             try:
-                headers = {"Mcp-Session-Id": session_id, **(self.auth.header_now() if self.auth else {})}
+                headers = {
+                    "Mcp-Session-Id": session_id,
+                    **(self.auth.header_now("DELETE", self.url) if self.auth else {}),
+                }
                 await client.delete(self.url, headers=headers, timeout=2)
             except httpx.HTTPError:
                 pass

@@ -37,7 +37,10 @@ class SseTransport(HttpTransport):
 
         async def run() -> None:
             try:
-                headers = {"Accept": "text/event-stream", **(await self.auth.header() if self.auth else {})}
+                headers = {
+                    "Accept": "text/event-stream",
+                    **(await self.auth.header("GET", self.url) if self.auth else {}),
+                }
                 async with client.stream("GET", self.url, headers=headers) as response:
                     redirect = redirect_error(self.shown, response)
                     if redirect is not None:
@@ -100,7 +103,8 @@ class SseTransport(HttpTransport):
             raise self._gone()
         shown = redact_url(self.endpoint)
         try:
-            headers = {"Content-Type": "application/json", **(await self.auth.header() if self.auth else {})}
+            auth = await self.auth.header("POST", self.endpoint) if self.auth else {}
+            headers = {"Content-Type": "application/json", **auth}
             response = await client.post(self.endpoint, content=body, headers=headers, timeout=timeout)
         except httpx.HTTPError as e:
             raise unreachable(shown, e) from None

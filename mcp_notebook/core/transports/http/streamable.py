@@ -76,7 +76,7 @@ class StreamableHttpTransport(StreamableHttpLoop, BlockingTransport):
         body = jsonline.encode(message)
         sent_session = self.session_id
         read = timeout if timeout is not None else self.read_timeout
-        headers = self._request_headers(self.auth.header_now() if self.auth is not None else None, message)
+        headers = self._request_headers(self.auth.header_now("POST", self.url) if self.auth else None, message)
         try:
             timeouts = self._timeouts(read)
             request = client.build_request("POST", self.url, content=body, headers=headers, timeout=timeouts)
