@@ -121,9 +121,14 @@ class ServerConfig:
         if any(k.lower() == "authorization" for k in self.headers):
             return "Authorization header"
         oauth = self.oauth or {}
-        if oauth.get("grant") == "client_credentials":
+        grant = oauth.get("grant") or "authorization_code"
+        if grant == "client_credentials":
             how = "private key" if oauth.get("private_key") or oauth.get("private_key_file") else "client secret"
             return f"OAuth client_credentials ({how})"
+        if grant == "jwt_bearer":
+            return "OAuth jwt_bearer (workload identity)"
+        if grant == "id_jag":
+            return "OAuth id_jag (enterprise identity provider)"
         return "OAuth login by a person, if the server asks"
 
     def __repr__(self) -> str:
