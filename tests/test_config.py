@@ -310,7 +310,8 @@ def test_unsupported_keys_warn_once_each_naming_key_and_server() -> None:
         ".mcp.json: mcpServers.local: 'dev' is not supported; ignored",
         ".mcp.json: mcpServers.local: 'headers' does not apply to a stdio server; ignored",
         ".mcp.json: mcpServers.remote.oauth: 'audience' is not supported; ignored (known: clientId, clientSecret, "
-        "clientMetadataUrl, scopes, redirectPort, callbackPort, grant, privateKey, privateKeyFile, signingAlg)",
+        "clientMetadataUrl, scopes, redirectPort, callbackPort, grant, privateKey, privateKeyFile, signingAlg, "
+        "assertion, assertionFile, idToken, idTokenFile, idpTokenEndpoint, idpClientId, idpClientSecret)",
         ".mcp.json: mcpServers.remote: 'description' is not supported; ignored",
         ".mcp.json: mcpServers.remote: 'callbackPort' is not supported; ignored",
     ])  # fmt: skip

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from joserfc.jwk import ECKey
 from support.kernels import run_headless
 from support.processes import free_port, running
 
-from mcp_notebook import AuthError, Client
+from mcp_notebook import AuthError, Client, ConfigError
 from mcp_notebook.core.auth.tokens import MemoryStore
 
 SECRET = "cc-secret-7Q2xv9Lk"
@@ -49,7 +50,7 @@ def test_a_token_with_nobody_there(demo_cc: str) -> None:
         assert str(refused.value) == (
             "server 'wrong': the client_credentials token request was refused: unknown client or wrong secret"
         )
-        with pytest.raises(AuthError, match=r"client_credentials needs the client's secret \(--client-secret-env"):
+        with pytest.raises(ConfigError, match=r"client_credentials needs the client's secret or its private key"):
             client.add("none", url=demo_cc, oauth={"grant": "client_credentials", "client_id": "third-job"})
     finally:
         client.close()
@@ -70,7 +71,7 @@ def test_a_workload_token_from_a_file_and_what_goes_wrong(demo_cc: str, tmp_path
         assert "c2lnbmF0dXJl" not in str(refused.value)
         with pytest.raises(AuthError, match=r"jwt_bearer: cannot read the platform's JWT from .*gone \(No such file"):
             client.add("v", url=demo_cc, oauth={"grant": "jwt_bearer", "assertion_file": str(tmp_path / "gone")})
-        with pytest.raises(AuthError, match=r"id_jag needs the identity provider's token endpoint"):
+        with pytest.raises(ConfigError, match=r"id_jag needs the identity provider's token endpoint"):
             client.add("e", url=demo_cc, oauth={"grant": "id_jag", "id_token": "x"})
     finally:
         client.close()
@@ -151,3 +152,57 @@ def test_a_dpop_proof_says_what_it_is_for() -> None:
     kept = DPoP.from_json(dpop.to_json())  # the key as the token store keeps it
     assert kept is not None and kept.key.thumbprint() == dpop.key.thumbprint()
     assert repr(dpop) == "<DPoP key ***>"
+
+
+def test_a_login_that_cannot_work_is_said_when_the_server_is_added(tmp_path: Path) -> None:
+    """Not at the first 401 (maybe hours later, in a scheduled run): one line each."""
+    url = "https://mcp.example.com/mcp"
+    cases = {
+        "oauth: 'bogus' is not a grant": {"grant": "bogus"},
+        "oauth: unknown setting 'idTokenFile'": {"grant": "id_jag", "idTokenFile": "x"},
+        "client_credentials needs the client's secret or its private key": {
+            "grant": "client_credentials", "client_id": "c"},
+        "a private key (private_key_jwt) needs the client's id": {"private_key_file": "k.pem",
+                                                                  "grant": "client_credentials"},
+        "id_jag needs the identity provider's token endpoint": {"grant": "id_jag", "id_token": "t"},
+        "assertion_file is for the jwt_bearer grant, not client_credentials": {
+            "grant": "client_credentials", "client_id": "c", "client_secret": "s", "assertion_file": "f"},
+    }  # fmt: skip
+    client = Client()
+    try:
+        for message, oauth in cases.items():
+            with pytest.raises(ConfigError, match=re.escape(message)):
+                client.add("x", url=url, oauth=oauth)
+    finally:
+        client.close()
+
+
+def test_no_platform_token_in_a_repr_or_an_exported_script(tmp_path: Path) -> None:
+    from mcp_notebook.core.config.servers import ServerConfig
+
+    token = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJwbGF0Zm9ybSJ9.c2lnbmF0dXJl"
+    config = ServerConfig(name="w", transport="http", url="https://mcp.example.com/mcp",
+                          oauth={"grant": "jwt_bearer", "assertion": token})  # fmt: skip
+    assert token not in repr(config)
+    client = Client()
+    try:
+        client.add_config(config, connect=False)
+        path = tmp_path / "replay.py"
+        client.export_history(path)
+        assert token not in path.read_text()
+    finally:
+        client.close()
+
+
+def test_the_demo_answers_odd_credentials_with_a_401(demo_cc: str) -> None:
+    import base64
+
+    import httpx
+
+    token_url = demo_cc.removesuffix("/mcp") + "/token"
+    for authorization in ("Basic " + base64.b64encode("nightly-job:sécret".encode()).decode(), "Basic !!!"):
+        answer = httpx.post(token_url, data={"grant_type": "client_credentials"},
+                            headers={"Authorization": authorization}, timeout=30)  # fmt: skip
+        assert answer.status_code == 401 and answer.json()["error"] == "invalid_client"
+    preflight = httpx.options(demo_cc.removesuffix("/mcp") + "/.well-known/oauth-authorization-server", timeout=30)
+    assert preflight.status_code < 500

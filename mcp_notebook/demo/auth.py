@@ -79,8 +79,12 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         """The answer to a client_credentials token request: (status, JSON)."""
         given_id, given_secret = form.get("client_id", ""), form.get("client_secret", "")
         if authorization.lower().startswith("basic "):
-            given_id, _, given_secret = base64.b64decode(authorization[6:]).decode().partition(":")
-        if not (secrets.compare_digest(given_id, client_id) and secrets.compare_digest(given_secret, secret)):
+            try:
+                given_id, _, given_secret = base64.b64decode(authorization[6:]).decode().partition(":")
+            except ValueError:  # not Base64, or not UTF-8
+                given_id = given_secret = ""
+        same_id = secrets.compare_digest(given_id.encode(), client_id.encode())
+        if not (same_id and secrets.compare_digest(given_secret.encode(), secret.encode())):
             return 401, {"error": "invalid_client", "error_description": "unknown client or wrong secret"}
         self.machine_grants += 1
         token = self._issue(client_id, ["read"], form.get("resource"), refresh=False)
@@ -121,7 +125,11 @@ def with_client_credentials(app: ASGI, provider: Provider, client_id: str, secre
 
     async def asgi(scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Any) -> None:
         if scope["type"] != "http" or scope["path"] != "/token" or scope["method"] != "POST":
-            if scope["type"] == "http" and scope["path"] == "/.well-known/oauth-authorization-server":
+            if (
+                scope["type"] == "http"
+                and scope["path"] == "/.well-known/oauth-authorization-server"
+                and (scope["method"] == "GET")
+            ):
                 await app(scope, receive, _listing_the_grant(send))
                 return
             await app(scope, receive, send)
@@ -131,7 +139,7 @@ def with_client_credentials(app: ASGI, provider: Provider, client_id: str, secre
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
-        form = dict(parse_qsl(body.decode()))
+        form = dict(parse_qsl(body.decode(errors="replace")))
         if form.get("grant_type") != "client_credentials":
             replayed = False
 
@@ -161,6 +169,11 @@ def _listing_the_grant(send: Any) -> Any:
     async def sending(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
             start.update(message)
+            if message.get("status") != 200:
+                await send(message)
+            return
+        if start.get("status") != 200:
+            await send(message)
             return
         data = json.loads(message.get("body", b"{}") or b"{}")
         data["grant_types_supported"] = [*data.get("grant_types_supported", []), "client_credentials"]

@@ -76,11 +76,15 @@ class DPoP:
 
 
 def _target(url: str) -> str:
-    """``htu``: the URL without its query and fragment (RFC 9449 4.2)."""
+    """``htu``: the URL without its query and fragment (RFC 9449 4.2), nor a user:password."""
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    return urlunsplit((parts.scheme, _host(parts.netloc), parts.path, "", ""))
 
 
 def _origin(url: str) -> str:
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    return f"{parts.scheme}://{_host(parts.netloc)}"
+
+
+def _host(netloc: str) -> str:
+    return netloc.rpartition("@")[2]

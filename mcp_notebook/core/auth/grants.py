@@ -75,7 +75,7 @@ async def _id_jag(http: httpx.AsyncClient, server: str, settings: OAuthSettings,
     what = f"server {server!r}: id_jag"
     if not settings.idp_token_endpoint:
         raise AuthError(f"{what} needs the identity provider's token endpoint (--idp-token-endpoint URL)")
-    require_safe(server, "the identity provider's token endpoint", settings.idp_token_endpoint)
+    require_safe(server, "identity provider's token endpoint", settings.idp_token_endpoint)
     id_token = _text(server, "id_jag", "the ID token", settings.id_token, settings.id_token_file,
                      "--id-token-file PATH or --id-token-env VAR")  # fmt: skip
     idp = Registration(
@@ -135,6 +135,9 @@ def _text(server: str, grant: str, what: str, value: str | None, path: str | Non
         raise AuthError(f"server {server!r}: {grant} needs {what} ({how})")
     file = Path(path).expanduser()
     try:
-        return file.read_text(encoding="utf-8").strip()
+        text = file.read_text(encoding="utf-8").strip()
     except OSError as e:
         raise AuthError(f"server {server!r}: {grant}: cannot read {what} from {file} ({e.strerror})") from None
+    if not text:
+        raise AuthError(f"server {server!r}: {grant}: {file} is empty; it should hold {what}")
+    return text

@@ -24,6 +24,7 @@ and client secrets never appear in reprs, errors or logs.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -131,10 +132,11 @@ class OAuth:
         """``header_now``, the token refreshed first if it is about to expire."""
         self._load_any()
         tokens = self._tokens
-        if tokens is not None and not tokens.fresh() and tokens.refresh_token:
+        machine = self.settings.grant != "authorization_code"
+        if tokens is not None and not tokens.fresh() and (tokens.refresh_token or machine):
             async with self._lock:
                 if self._tokens is tokens:
-                    await self._refresh_or_forget()
+                    await (self._authorize({}, None) if machine else self._refresh_or_forget())
         return self.header_now(method, url)
 
     async def unauthorized(self, challenge_header: str, sent: dict[str, str], nonce: str | None = None) -> None:
@@ -152,9 +154,16 @@ class OAuth:
             await self._authorize(challenge, None)
 
     async def try_refresh(self) -> bool:
-        """Refresh without asking anyone; False when that cannot work (a login is needed)."""
+        """Refresh without asking anyone; False when that cannot work (a login is needed). A
+        grant no person takes part in is simply run again."""
         async with self._lock:
             self._load_any()
+            if self.settings.grant != "authorization_code":
+                try:
+                    await self._authorize({}, None)
+                except (AuthError, httpx.HTTPError):
+                    return False
+                return True
             if self._tokens is None or not self._tokens.refresh_token:
                 return False
             return await self._refresh_or_forget()
@@ -174,6 +183,7 @@ class OAuth:
         if self.issuer:
             self.store.delete(self._key(self.issuer))
         self._tokens = self._client = None
+        self._dpop = None  # a key of its own for the next login
 
     async def ensure_login(self, scopes: str | None = None) -> None:
         """Log in now (``%mcp login``), whether or not the server has asked yet."""
@@ -247,7 +257,9 @@ class OAuth:
         self._scopes_asked = scopes
         LOG.info("%s: %s grant", self.server, self.settings.grant)
         answer = await machine_token(http, self.server, self.settings, discovery, scopes, self._dpop)
-        self._tokens = Tokens.from_response(answer)
+        # No refresh token is kept: the grant itself is run again when the token runs out,
+        # authenticating as this grant does (a refresh would need the client kept with it).
+        self._tokens = dataclasses.replace(Tokens.from_response(answer), refresh_token=None)
         self._save()
         LOG.info("%s: token granted (authorization server %s)", self.server, printable(discovery.issuer))
 
@@ -286,6 +298,7 @@ class OAuth:
                 )
             # Another authorization server: nothing of the old one is sent to it; what was
             # kept for this one (from an earlier visit) applies, else it registers afresh.
+            self._dpop = None  # the old server's key stays with its tokens
             self._tokens, self._client = self._entry(discovery.issuer)
             self.issuer = discovery.issuer
         return discovery
@@ -333,7 +346,7 @@ class OAuth:
         key = f"{canonical_resource(self.url)} {issuer}"
         # A client that logs in as itself keeps its own tokens: never a person's, nor another client's.
         if self.settings.grant != "authorization_code":
-            key += f" {self.settings.grant} {self.settings.client_id or ''}"
+            key += f" {self.settings.grant} {self.settings.identity()}"
         return key
 
     def _load_any(self) -> None:

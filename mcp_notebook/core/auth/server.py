@@ -74,11 +74,19 @@ class Tokens:
             expires_at=time.time() + float(expires) if isinstance(expires, (int, float)) else None,
             scope=data.get("scope") or (previous.scope if previous else None),
             lifetime=float(expires) if isinstance(expires, (int, float)) else None,
-            token_type="DPoP" if str(data.get("token_type", "")).lower() == "dpop" else "Bearer",
+            token_type=_token_type(data, previous),
         )
 
     def __repr__(self) -> str:
         return "<tokens ***>"
+
+
+def _token_type(data: JSON, previous: Tokens | None) -> str:
+    """DPoP or Bearer; an answer that does not say (a refresh may not) keeps what it was."""
+    given = data.get("token_type")
+    if not isinstance(given, str) or not given:
+        return previous.token_type if previous is not None else "Bearer"
+    return "DPoP" if given.lower() == "dpop" else "Bearer"
 
 
 @dataclass
@@ -192,21 +200,32 @@ async def token_request(
     identity provider's), authenticated as ``client`` (``sign``: with a fresh assertion for
     the issuer, private_key_jwt); its JSON answer. ``step`` names the request in an error."""
     endpoint = endpoint or discovery.metadata.get("token_endpoint") or f"{origin(discovery.issuer)}/token"
-    assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
-    response = await _post_token(http, endpoint, client, form, assertion, dpop)
-    nonce = response.headers.get("dpop-nonce")
-    if dpop is not None and response.status_code in (400, 401) and nonce and _error(response) == "use_dpop_nonce":
-        dpop.remember(endpoint, nonce)  # the server wants its nonce in the proof: once more, with it
-        response = await _post_token(http, endpoint, client, form, assertion, dpop)
+    what = step or f"the {form.get('grant_type', 'token')} token request"
+
+    async def send() -> httpx.Response:
+        # Each attempt signs afresh: an assertion's jti and a DPoP proof are for one request.
+        assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
+        response = await _post_token(http, endpoint, client, form, assertion, dpop, what)
+        nonce = response.headers.get("dpop-nonce")
+        if dpop is not None and nonce:
+            dpop.remember(endpoint, nonce)  # for this request's retry, and the next request
+            if response.status_code in (400, 401) and _error(response) == "use_dpop_nonce":
+                return await send_again()
+        return response
+
+    async def send_again() -> httpx.Response:
+        assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
+        return await _post_token(http, endpoint, client, form, assertion, dpop, what)
+
+    response = await send()
     if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
         # A pre-registered client's method is a guess from the server's list: a server
         # that wanted the secret in the form says so with a 400/401. Try that once.
         client.auth_method = "client_secret_post"
-        response = await _post_token(http, endpoint, client, form, None, dpop)
+        response = await send()
     data = response_json(response)
     if response.status_code >= 400 or "error" in data:
         why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-        what = step or f"the {form.get('grant_type', 'token')} token request"
         raise AuthError(f"server {server!r}: {what} was refused: {why}")
     return data
 
@@ -225,6 +244,7 @@ async def _post_token(
     form: dict[str, str],
     assertion: str | None,
     dpop: DPoP | None,
+    what: str,
 ) -> httpx.Response:
     headers = {"Accept": "application/json"}
     if dpop is not None:
@@ -241,4 +261,4 @@ async def _post_token(
     try:
         return await http.post(endpoint, data=form, headers=headers, auth=auth)
     except httpx.HTTPError as e:
-        raise AuthError(f"cannot reach the token endpoint {endpoint}: {type(e).__name__}") from None
+        raise AuthError(f"{what}: cannot reach {endpoint}: {type(e).__name__}") from None

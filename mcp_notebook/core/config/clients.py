@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, ConfigWarning
+from .schema import OAUTH_KEYS
 from .servers import ServerConfig, parse_config, read_json
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "gemini", "codex")
@@ -274,7 +275,7 @@ def _references(entry: Any) -> dict[str, str]:
         if isinstance(values, dict):
             for key, value in values.items():
                 if isinstance(value, str) and "${" in value:
-                    name = {"clientSecret": "client_secret"}.get(key, key) if part == "oauth" else key
+                    name = OAUTH_KEYS.get(key, key) if part == "oauth" else key
                     refs[f"{part}.{name}"] = value.replace("${env:", "${")
     return refs
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, ConfigWarning, ToolExcluded
+from ..auth.settings import oauth_problem
 from ..safety.redact import redact_args, redact_mapping, redact_url
 from .check import check
 from .schema import (
@@ -74,6 +75,9 @@ class ServerConfig:
     def __post_init__(self) -> None:
         if not plainly_valid(vars(self)):  # (jsonschema only for one that may be wrong: slow to import)
             check(vars(self), SERVER_CONFIG)
+        problem = oauth_problem(self.oauth) if self.oauth else None
+        if problem is not None:
+            raise ConfigError(f"server {self.name!r}: {problem}")
 
     def tool_excluded(self, tool: str | JSON) -> str | None:
         """Why ``tool`` (a name, or a listing's entry) is left out: the setting and where it

@@ -10,7 +10,7 @@ REDACTED = "***"
 _SHORTEST = 4  # a secret value shorter than this is not masked (it would mask ordinary words)
 
 _SECRET_WORDS = re.compile(
-    r"(token|secret|passw(or)?d|api[-_]?key|auth|credential|bearer|cookie|session[-_]?id|private[-_]?key)",
+    r"(token|secret|passw(or)?d|api[-_]?key|auth|credential|bearer|cookie|session[-_]?id|private[-_]?key|assertion)",
     re.IGNORECASE,
 )
 

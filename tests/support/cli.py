@@ -1,0 +1,31 @@
+"""Running ``mcp-notebook`` as a shell or a CI job does: a process with nobody at its terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+DEMO = [sys.executable, "-m", "mcp_notebook.demo"]
+
+
+def cli(*args: str, cwd: Path, env: dict[str, str] | None = None, code: int = 0) -> tuple[str, str]:
+    """Run ``mcp-notebook ARGS`` with nobody at the terminal (stdin from /dev/null); its
+    stdout and stderr, after checking its exit status is ``code``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_notebook", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == code, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
+    return done.stdout, done.stderr
+
+
+def data(*args: str, cwd: Path, env: dict[str, str] | None = None) -> object:
+    return json.loads(cli("--format", "json", *args, cwd=cwd, env=env)[0])
