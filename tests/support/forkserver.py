@@ -33,6 +33,8 @@ PRELOAD = (
     "pydantic",
     "anyio",
     "uvicorn",
+    # The mcp-notebook command's own modules (not pandas, which it imports only for a table).
+    "mcp_notebook.cli",
     "starlette.applications",
     "sse_starlette",
 )

@@ -1,7 +1,8 @@
 """The tests' fork server, client side (this folder is on the tests' PYTHONPATH).
 
 Python servers the tests start again and again (the demo, tests/servers/sdk_*.py) spend
-about 1.4 s of CPU importing the MCP SDK, a third of the suite's server time on 2 cores.
+about 1.4 s of CPU importing the MCP SDK, a third of the suite's server time on 2 cores;
+the mcp-notebook command, which the command line's tests run about 60 times, its own imports.
 When this interpreter was started as one of them, by the Python the fork server runs
 (tests/support/forkserver.py), it asks that server, which imported the SDK once, to fork a
 child that runs the same command on this process's stdin, stdout and stderr, in its folder
@@ -22,8 +23,8 @@ def _wanted(argv: list[str]) -> bool:
         # An HTTP server: tests kill it (SIGKILL) and start another on its port at once,
         # which must not find the old one still there (a child here dies just after).
         return False
-    if len(argv) >= 3 and argv[1] == "-m" and argv[2] == "mcp_notebook.demo":
-        return True
+    if len(argv) >= 3 and argv[1] == "-m" and argv[2] in ("mcp_notebook.demo", "mcp_notebook"):
+        return True  # the demo, and the mcp-notebook command (tests/test_cli*.py run it ~60 times)
     if len(argv) >= 2 and not argv[1].startswith("-"):
         folder, name = os.path.split(argv[1])
         return os.path.basename(folder) == "servers" and name.startswith("sdk_") and name.endswith(".py")
