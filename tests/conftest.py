@@ -18,6 +18,7 @@ from support import tiers
 from support.frontends import NotebookPage, launch, write_notebook
 from support.kernels import kernel_spec
 from support.peers import EVERYTHING, ROOT, node
+from support.processes import free_port, running
 from support.waiting import WAIT
 
 from mcp_notebook import Client
@@ -175,3 +176,30 @@ def notebook(server: tuple[str, Path], browser: Any, request: pytest.FixtureRequ
             print(f"screenshot of the failure: {nb.screenshot_on_failure(request.node.name)}")
             print(f"shown:\n{nb.shown()}")
         nb.page.close()
+
+
+# -- the demo over HTTP, and a home of one's own: the command line's tests (test_cli*.py) --
+
+
+@pytest.fixture(scope="module")
+def demo_http() -> Iterator[str]:
+    """The demo over Streamable HTTP, for the module."""
+    port = free_port()
+    with running([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port)], port):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture(scope="module")
+def demo_oauth() -> Iterator[str]:
+    """The demo behind its authorization server (which approves at once), for the module."""
+    port = free_port()
+    with running([sys.executable, "-m", "mcp_notebook.demo", "--http", str(port), "--oauth"], port):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path) -> dict[str, str]:
+    """Environment for a run with saved servers and tokens of this test's own (the user
+    scope's folder, a token file), as a process's env additions."""
+    return {"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "config"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+            "MCP_NOTEBOOK_TOKEN_STORE": "file"}  # fmt: skip

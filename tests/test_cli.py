@@ -10,37 +10,15 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from support.cli import DEMO, cli, data
 from support.peers import EVERYTHING, SERVERS, node
-from support.processes import free_port, running
+from support.processes import free_port
 
 SCRIPT = Path(sys.executable).parent / "mcp-notebook"
-
-
-@pytest.fixture(scope="module")
-def demo_http() -> Iterator[str]:
-    port = free_port()
-    with running([*DEMO, "--http", str(port)], port):
-        yield f"http://127.0.0.1:{port}/mcp"
-
-
-@pytest.fixture(scope="module")
-def demo_oauth() -> Iterator[str]:
-    port = free_port()
-    with running([*DEMO, "--http", str(port), "--oauth"], port):
-        yield f"http://127.0.0.1:{port}/mcp"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    """Saved servers and tokens of this test's own (the user scope's folder, a token file)."""
-    return {"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "config"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-            "MCP_NOTEBOOK_TOKEN_STORE": "file"}  # fmt: skip
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -92,14 +70,14 @@ def test_a_tool_error_in_csv_still_says_what_went_wrong(tmp_path: Path) -> None:
     assert out.startswith("Tool error:") and "measure" in out
 
 
-def test_the_given_server_takes_the_first_name_even_a_saved_one(home: dict[str, str], tmp_path: Path) -> None:
-    cli("add", "demo", "--save", "user", "--", *DEMO, cwd=tmp_path, env=home)
+def test_the_given_server_takes_the_first_name_even_a_saved_one(cli_home: dict[str, str], tmp_path: Path) -> None:
+    cli("add", "demo", "--save", "user", "--", *DEMO, cwd=tmp_path, env=cli_home)
     hostile = ["--", sys.executable, str(SERVERS / "hostile_text.py")]
-    names = [t["name"] for t in data("tools", "demo", *hostile, cwd=tmp_path, env=home)]  # type: ignore[index]
+    names = [t["name"] for t in data("tools", "demo", *hostile, cwd=tmp_path, env=cli_home)]  # type: ignore[index]
     assert "tool_error" in names and "query_penguins" not in names
-    _, notes = cli("remove", "demo", cwd=tmp_path, env=home, code=2)
+    _, notes = cli("remove", "demo", cwd=tmp_path, env=cli_home, code=2)
     assert "on the command line it deletes a saved server: add --save" in notes
-    _, notes = cli("remove", "demo", "--save", cwd=tmp_path, env=home)  # the scope it was saved in
+    _, notes = cli("remove", "demo", "--save", cwd=tmp_path, env=cli_home)  # the scope it was saved in
     assert "removed demo from" in notes and "(user scope)" in notes
 
 
@@ -127,29 +105,31 @@ def test_progress_and_log_lines_go_to_stderr(tmp_path: Path) -> None:
     assert "demo [info] epoch 1: loss 0.500" in lines and "demo [info] epoch 2: loss 0.333" in lines
 
 
-def test_a_saved_server_by_name_in_every_format(home: dict[str, str], tmp_path: Path) -> None:
+def test_a_saved_server_by_name_in_every_format(cli_home: dict[str, str], tmp_path: Path) -> None:
     """mcp-notebook add --save, then the server by its name alone: from the user scope, as
     %mcp load finds it in a notebook (and a notebook's %mcp add --save is found here)."""
-    _, notes = cli("add", "demo", "--save", "user", "--", *DEMO, cwd=tmp_path, env=home)
+    _, notes = cli("add", "demo", "--save", "user", "--", *DEMO, cwd=tmp_path, env=cli_home)
     assert "✓ demo: penguins" in notes and "saved demo to" in notes and "(user scope)" in notes
-    listed = data("list", cwd=tmp_path, env=home)
+    listed = data("list", cwd=tmp_path, env=cli_home)
     assert [(s["name"], s["source"], s["status"]) for s in listed] == [("demo", "user", "connected")]  # type: ignore[index]
-    csv, _ = cli("call", "demo.query_penguins", "species=Gentoo", "limit=3", "--format", "csv", cwd=tmp_path, env=home)
+    csv, _ = cli(
+        "call", "demo.query_penguins", "species=Gentoo", "limit=3", "--format", "csv", cwd=tmp_path, env=cli_home
+    )
     rows = pd.read_csv(io.StringIO(csv))
     assert list(rows["species"]) == ["Gentoo"] * 3 and "body_mass_g" in rows.columns
-    markdown, _ = cli("tools", "demo", "--format", "markdown", cwd=tmp_path, env=home)
+    markdown, _ = cli("tools", "demo", "--format", "markdown", cwd=tmp_path, env=cli_home)
     head, rule, *lines = markdown.splitlines()
     assert head.startswith("| server | name | title |") and set(rule) == {"|", "-"} and len(lines) == 7
     assert "<NA>" not in markdown and "nan" not in markdown  # a missing value is an empty cell
-    text, _ = cli("templates", "demo", cwd=tmp_path, env=home)
+    text, _ = cli("templates", "demo", cwd=tmp_path, env=cli_home)
     assert text.splitlines()[0].split() == ["server", "uri_template", "name", "title", "mime_type", "description"]
     assert text.splitlines()[1].split()[:2] == ["demo", "penguins://species/{species}.csv"]
     # A project's .mcp.json is read too, and a name there takes project over user.
     project = {"command": sys.executable, "args": ["-m", "mcp_notebook.demo"], "disabledTools": ["plot_*"]}
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": project}}))
-    names = [t["name"] for t in data("tools", "demo", cwd=tmp_path, env=home)]  # type: ignore[index]
+    names = [t["name"] for t in data("tools", "demo", cwd=tmp_path, env=cli_home)]  # type: ignore[index]
     assert "plot_penguins" not in names and "query_penguins" in names
-    _, notes = cli("remove", "demo", "--save", "user", cwd=tmp_path, env=home)
+    _, notes = cli("remove", "demo", "--save", "user", cwd=tmp_path, env=cli_home)
     assert "removed demo from" in notes
     assert not json.loads((tmp_path / "config" / "mcp.json").read_text())["mcpServers"]
 

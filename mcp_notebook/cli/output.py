@@ -112,19 +112,16 @@ def _frame(value: Any) -> Any:
 
 
 def _markdown(value: Any) -> str:
-    if _is_frame(value) or (isinstance(value, CallResult | ReadResult) and _has_table(value)):
-        return _markdown_table(_frame(value))
+    if _is_frame(value):
+        return _markdown_table(value)
+    if isinstance(value, CallResult | ReadResult):
+        try:
+            return _markdown_table(value.to_frame())
+        except ValueError:  # no table in it: its text
+            return _text(value)
     if isinstance(value, SkillDocument):
         return value.text
     return _text(value)
-
-
-def _has_table(value: CallResult | ReadResult) -> bool:
-    try:
-        value.to_frame()
-    except ValueError:
-        return False
-    return True
 
 
 def _markdown_table(frame: Any) -> str:

@@ -202,20 +202,19 @@ async def token_request(
     endpoint = endpoint or discovery.metadata.get("token_endpoint") or f"{origin(discovery.issuer)}/token"
     what = step or f"the {form.get('grant_type', 'token')} token request"
 
-    async def send() -> httpx.Response:
+    async def post() -> httpx.Response:
         # Each attempt signs afresh: an assertion's jti and a DPoP proof are for one request.
         assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
-        response = await _post_token(http, endpoint, client, form, assertion, dpop, what)
+        return await _post_token(http, endpoint, client, form, assertion, dpop, what)
+
+    async def send() -> httpx.Response:
+        response = await post()
         nonce = response.headers.get("dpop-nonce")
         if dpop is not None and nonce:
             dpop.remember(endpoint, nonce)  # for this request's retry, and the next request
             if response.status_code in (400, 401) and _error(response) == "use_dpop_nonce":
-                return await send_again()
+                return await post()
         return response
-
-    async def send_again() -> httpx.Response:
-        assertion = sign(discovery.issuer) if sign is not None and client.auth_method == "private_key_jwt" else None
-        return await _post_token(http, endpoint, client, form, assertion, dpop, what)
 
     response = await send()
     if response.status_code in (400, 401) and client.auth_method == "client_secret_basic":
