@@ -5,6 +5,7 @@ anywhere but https; only listed files read, each checked against its entry."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 
@@ -127,3 +128,58 @@ def test_a_servers_markdown_renders_without_markup_or_links_but_https(text: str)
     shown = markdown_html(text)
     assert "<script" not in shown and "<img src=x" not in shown and "<a href='javascript" not in shown
     assert 'href="javascript' not in shown and 'href="data' not in shown and 'src="http:' not in shown
+
+
+@pytest.fixture
+def hostile(client: Client) -> Server:
+    return client.add("sk", sys.executable, [SKILLS, "--hostile"])
+
+
+def test_yaml_aliases_in_a_frontmatter_are_refused_before_they_expand(hostile: Server) -> None:
+    # 380 bytes whose aliases expand tenfold a level, seven levels: refused, not expanded.
+    with pytest.raises(ProtocolError) as refused:
+        hostile.get_skill("alias-bomb")
+    said = str(refused.value)
+    assert "\n" not in said and "sk: skill://alias-bomb/SKILL.md" in said
+    assert "YAML alias" in said and "refused" in said
+    assert hostile.get_skill("penguin-report").body.startswith("# Penguin report")  # the connection is fine
+    assert reads(hostile)["skill://alias-bomb/SKILL.md"] == 1
+
+
+def test_a_huge_skill_shows_a_capped_view_with_a_note_and_keeps_its_whole_text(hostile: Server) -> None:
+    document = hostile.get_skill("big-skill")
+    assert len(document.text) > 5_000_000 and document.text.endswith(
+        "Line 59999: *penguins* and <b>more</b> penguins, [link](https://example.org/59999).\n"
+    )
+    shown = document._repr_html_()
+    assert len(shown) < 500_000 and "<em>penguins</em>" in shown and "Line 59999" not in shown
+    assert "&lt;b&gt;more" in shown and "<b>more" not in shown
+    note = r"Cut: only its first 99,\d{3} of 5,0\d\d,\d{3} characters are shown"  # cut at a line's end
+    assert re.search(note, shown) and "get_skill(&#x27;big-skill&#x27;).text" in shown
+    with extension_loaded() as ip:
+        from mcp_notebook.runtime.client import get_client
+
+        own = get_client()
+        own.add("sk", sys.executable, [SKILLS, "--hostile"])
+        try:
+            assert re.search(note, line(ip, "skill sk big-skill")._repr_html_())
+        finally:
+            own.remove("sk")
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "says"),
+    [
+        ("name: x\nd: " + "[" * 5000 + "]" * 5000, "is nested too deep: refused"),
+        ("name: x\nd: " + "y" * 70_000, "is 70,012 characters, over 65,536: refused, not parsed"),
+        ("name: &n x\ndescription: *n", r"uses a YAML alias \(\*n\): refused, not expanded"),
+    ],
+    ids=["deep", "long", "alias"],
+)
+def test_a_frontmatter_that_is_more_than_one_can_need_is_refused_in_one_line(frontmatter: str, says: str) -> None:
+    from mcp_notebook.core.protocol.skills import frontmatter_of
+
+    with pytest.raises(ProtocolError, match=f"^s: skill://x/SKILL.md's frontmatter {says}") as refused:
+        frontmatter_of(f"---\n{frontmatter}\n---\nbody\n", "s: skill://x/SKILL.md")
+    assert "\n" not in str(refused.value)
+    assert frontmatter_of("---\nname: &n x\n---\n") == {"name": "x"}  # an anchor alone expands nothing

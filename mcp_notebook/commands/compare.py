@@ -45,9 +45,11 @@ def snapshot(ctx: Context, tokens: list[str]) -> None:
 A and B are each a server's name (its listings now) or a snapshot's path (%mcp snapshot).
 One row a change: kind (tool, prompt, resource, template), name, change (added, removed,
 renamed, changed), path (where in the entry: inputSchema.required,
-inputSchema.properties.limit.type, ...), before, after, breaking. Breaking, for a caller of
-A: an entry removed or renamed, an argument removed, newly required or of another type, an
-enum value removed, an output field removed or retyped, a MIME type changed.
+inputSchema.properties.limit.type, ...), before, after, breaking. An entry equal but for
+its name and titles is a rename. Breaking, for a caller of A: an entry removed or renamed,
+an argument removed or newly required, any value a caller could send before and cannot now
+(a type narrowed, an enum shrunk or made a const, a bound added), an output field removed
+or a value it could not return before, a MIME type changed.
   %mcp diff demo-1.0.json demo
   changes = %mcp diff staging production
 """,

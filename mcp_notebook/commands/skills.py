@@ -49,8 +49,10 @@ def skills(ctx: Context, tokens: list[str]) -> Any:
     """
 NAME is the skill's name (or the URI of its SKILL.md, for one the server does not list).
 The SKILL.md is read and checked against the skill's entry (its size, digest and
-frontmatter): a mismatch discards it, with one line saying so. It shows rendered from its
-Markdown, the server's raw HTML as text and links only to https addresses, then its files.
+frontmatter): a mismatch discards it, with one line saying so, as does a frontmatter using
+YAML aliases. It shows rendered from its Markdown, the server's raw HTML as text and links
+only to https addresses (its first 100,000 characters, with a note if there is more: the
+value's .text is the whole file), then its files.
 FILE (a path in the skill's folder, as the table names it) reads that file instead, checked
 the same way; a file the skill does not list is never asked for.
   %mcp skill docs penguin-report

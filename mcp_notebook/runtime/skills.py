@@ -26,14 +26,16 @@ from .steps import Steps, awaitable, blocking
 JSON = dict[str, Any]
 INVALID_PARAMS = -32602
 _PAGES = 100  # skills/list pages followed at most (a server that pages for ever)
+SHOWN = 100_000  # characters of a SKILL.md rendered at most (its text is kept whole)
 
 
 @dataclass
 class SkillDocument:
     """A skill's SKILL.md, read and checked: ``text`` (the whole file) and ``body`` (after
     its frontmatter), with the ``skill`` it belongs to. Shows itself as HTML: the server's
-    Markdown rendered with its raw HTML as text and links only to https addresses, then the
-    table of its files."""
+    Markdown rendered with its raw HTML as text and links only to https addresses (its
+    first ``SHOWN`` characters, with a note saying where the rest is), then the table of
+    its files."""
 
     skill: Skill
     text: str = field(repr=False)
@@ -46,11 +48,21 @@ class SkillDocument:
         return body_of(self.text)
 
     def _repr_html_(self) -> str:
-        skill = self.skill
+        skill, body = self.skill, self.body
+        shown = body if len(body) <= SHOWN else body[: body.rfind("\n", 0, SHOWN) + 1 or SHOWN]
         head = (
             f"<p><b>{escape(skill.name)}</b> ({escape(skill.server)}): {escape(skill.description)}</p>"
-            f"<hr>{markdown_html(self.body)}<hr>"
+            f"<hr>{markdown_html(shown)}<hr>"
         )
+        if shown is not body:
+            # Rendering megabytes takes minutes and fills the notebook: the rest stays in .text.
+            magic = f"skill = %mcp skill {skill.server} {skill.name}"
+            python = f"client[{skill.server!r}].get_skill({skill.name!r}).text"
+            head += (
+                f"<p><i>Cut: only its first {len(shown):,} of {len(body):,} characters are shown. "
+                f"The whole file is this value's <code>.text</code> (<code>{escape(magic)}</code> then "
+                f"<code>skill.text</code>; in Python <code>{escape(python)}</code>).</i></p>"
+            )
         if skill.files is None:
             return head
         rows = "".join(

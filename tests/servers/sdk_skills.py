@@ -1,14 +1,16 @@
 """A server with skills (the io.modelcontextprotocol/skills extension, SEP-2640), built on
 the official SDK's ``Extension`` mechanism, in both eras.
 
-    python tests/servers/sdk_skills.py [--tamper] [--drift]
+    python tests/servers/sdk_skills.py [--tamper] [--drift] [--hostile]
 
 Skills: ``penguin-report`` (SKILL.md, reference.md, scripts/plot.py; its SKILL.md holds
 raw HTML and links, one https and one not), ``acme/field-notes`` (a prefixed URI; its files
 "dynamic") and ``hidden-skill`` (not listed: ``skills/get`` only). ``skills/list`` gives one
 skill a page. ``skill://penguin-report/unlisted.md`` is a resource no entry lists.
 ``--tamper``: reference.md is served with other bytes than its entry's digest; ``--drift``:
-SKILL.md's frontmatter is not its entry's. A tool ``reads`` says how many resources/read
+SKILL.md's frontmatter is not its entry's; ``--hostile``: two more skills are listed,
+``alias-bomb`` (a 400-byte SKILL.md whose frontmatter's YAML aliases expand tenfold a
+level, seven levels deep) and ``big-skill`` (a 5 MB SKILL.md). A tool ``reads`` says how many resources/read
 requests the server got for each URI (a host must not read before it is asked).
 """
 
@@ -46,6 +48,16 @@ FILES = {
     "skill://acme/field-notes/SKILL.md": "---\nname: field-notes\ndescription: Keep field notes\n---\n\nNotes.\n",
     "skill://hidden-skill/SKILL.md": "---\nname: hidden-skill\ndescription: Only by its URI\n---\n\nHidden.\n",
 }
+# Each level an alias list of ten of the level below: ten million strings once expanded.
+BOMB = (
+    "---\nname: alias-bomb\ndescription: Tenfold a level\na: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    + "".join(f"{b}: &{b} [{', '.join(['*' + a] * 10)}]\n" for a, b in zip("abcdef", "bcdefg", strict=True))
+    + "---\n\nBoom.\n"
+)
+BIG = "---\nname: big-skill\ndescription: Five megabytes of it\n---\n\n# Big\n\n" + "".join(
+    f"Line {i}: *penguins* and <b>more</b> penguins, [link](https://example.org/{i}).\n" for i in range(60_000)
+)
+HOSTILE = {"skill://alias-bomb/SKILL.md": BOMB, "skill://big-skill/SKILL.md": BIG}
 READS: dict[str, int] = {}
 
 
@@ -54,7 +66,7 @@ def entry(uri: str, files: list[str] | None) -> dict[str, Any]:
     frontmatter: dict[str, Any] = {"name": uri.split("/")[-2]}
     for line in text.split("---")[1].strip().splitlines():
         key, _, value = line.partition(":")
-        if value.strip() and not line.startswith(" "):
+        if value.strip() and not line.startswith(" ") and "&" not in value:  # (not the bomb's lists)
             frontmatter[key.strip()] = value.strip()
     if uri.endswith("penguin-report/SKILL.md"):
         frontmatter["metadata"] = {"author": "mcp-notebook tests"}
@@ -138,7 +150,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tamper", action="store_true")
     parser.add_argument("--drift", action="store_true")
+    parser.add_argument("--hostile", action="store_true")
     opts = parser.parse_args()
+    if opts.hostile:
+        FILES.update(HOSTILE)
+        ENTRIES.extend(entry(uri, [uri]) for uri in HOSTILE)
     served = dict(FILES, **{"skill://penguin-report/unlisted.md": "not in any entry\n"})
     if opts.tamper:
         served["skill://penguin-report/reference.md"] = "# Reference\n\nSomething else entirely.\n"

@@ -25,6 +25,7 @@ from ..safety.text import printable
 EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512  # what a host must accept in one skill, at least
 MAX_BYTES = 16 * 1024 * 1024
+MAX_FRONTMATTER = 64 * 1024  # characters: a name, a description and a few fields need far less
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 JSON = dict[str, Any]
 
@@ -140,24 +141,51 @@ def check_content(skill: Skill, file: SkillFile, raw: bytes) -> None:
         )
 
 
-def frontmatter_of(text: str) -> JSON:
+def frontmatter_of(text: str, source: str = "SKILL.md") -> JSON:
     """The YAML frontmatter of a SKILL.md (the block between its first two ``---`` lines);
-    ProtocolError if it has none or it is not a mapping."""
-    import yaml
-
+    ProtocolError, naming ``source``, if it has none, it is not a mapping, or it is more
+    than a frontmatter can need: over ``MAX_FRONTMATTER`` characters, or using YAML aliases
+    (refused as the parser meets them, before they expand: ten a level are a billion values
+    at nine levels, from a few hundred bytes)."""
     lines = text.lstrip("\ufeff").splitlines(keepends=True)
     if not lines or lines[0].strip() != "---":
-        raise ProtocolError("SKILL.md does not start with a --- frontmatter block")
+        raise ProtocolError(f"{source} does not start with a --- frontmatter block")
     end = _closing(lines)
     if end is None:
-        raise ProtocolError("SKILL.md's frontmatter has no closing ---")
+        raise ProtocolError(f"{source}'s frontmatter has no closing ---")
+    block = "".join(lines[1:end])
+    if len(block) > MAX_FRONTMATTER:
+        raise ProtocolError(
+            f"{source}'s frontmatter is {len(block):,} characters, over {MAX_FRONTMATTER:,}: refused, not parsed"
+        )
     try:
-        data = yaml.safe_load("".join(lines[1:end]))
-    except yaml.YAMLError as e:
-        raise ProtocolError(f"SKILL.md's frontmatter is not valid YAML ({printable(str(e).splitlines()[0])})") from None
+        data = _load_without_aliases(block, source)
+    except RecursionError:
+        raise ProtocolError(f"{source}'s frontmatter is nested too deep: refused") from None
     if not isinstance(data, dict):
-        raise ProtocolError("SKILL.md's frontmatter is not a mapping")
+        raise ProtocolError(f"{source}'s frontmatter is not a mapping")
     return data
+
+
+def _load_without_aliases(block: str, source: str) -> Any:
+    """``block`` as YAML by the safe loader, an alias (``*name``) refused when the composer
+    meets it: nothing a server wrote is expanded."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                alias = printable(str(self.peek_event().anchor))[:40]  # type: ignore[no-untyped-call]
+                raise ProtocolError(
+                    f"{source}'s frontmatter uses a YAML alias (*{alias}): refused, "
+                    "not expanded (aliases can grow a few bytes into gigabytes)"
+                )
+            return super().compose_node(parent, index)
+
+    try:
+        return yaml.load(block, Loader=Loader)  # a SafeLoader: only plain data
+    except yaml.YAMLError as e:
+        raise ProtocolError(f"{source}'s frontmatter is not valid YAML ({printable(str(e).splitlines()[0])})") from None
 
 
 def body_of(text: str) -> str:
@@ -174,7 +202,7 @@ def _closing(lines: list[str]) -> int | None:
 
 def check_frontmatter(skill: Skill, text: str) -> None:
     """ProtocolError unless SKILL.md's frontmatter is the entry's, field by field."""
-    found = frontmatter_of(text)
+    found = frontmatter_of(text, f"{skill.server}: {printable(skill.uri)}")
     if _plain(found) != _plain(skill.frontmatter):
         differ = sorted(
             k for k in {*found, *skill.frontmatter} if _plain(found.get(k)) != _plain(skill.frontmatter.get(k))
@@ -198,6 +226,7 @@ def _plain(value: Any) -> Any:
 
 __all__ = [
     "EXTENSION",
+    "MAX_FRONTMATTER",
     "Skill",
     "SkillFile",
     "body_of",
