@@ -24,10 +24,19 @@ def _listing(sub: str, tokens: list[str], search: bool = False) -> Any:
     return parser.parse(tokens)
 
 
-def _gather(ctx: Context, opts: Any, capability: str, fetch: Callable[[Server, bool], list[Any]]) -> list[Any]:
-    # A server that did not declare the capability is not asked (the spec's rule).
+def _gather(
+    ctx: Context, opts: Any, capability: str, fetch: Callable[[Server, bool], list[Any]], what: str | None = None
+) -> list[Any]:
+    # A server that did not declare the capability is not asked (the spec's rule); an empty
+    # listing says why, as a note (stderr on the command line): not an empty table alone.
     servers = connected_servers(ctx, opts.server)
-    return [i for s in servers if capability in s.capabilities for i in fetch(s, opts.refresh)]
+    found = [i for s in servers if capability in s.capabilities for i in fetch(s, opts.refresh)]
+    if not found:
+        for server in servers:
+            if capability not in server.capabilities:
+                why = f"it declared no {capability!r} capability"
+                ctx.out(f"server {server.name!r} offers no {what or capability} ({why})")
+    return found
 
 
 @command(
@@ -88,7 +97,8 @@ def templates(ctx: Context, tokens: list[str]) -> Any:
     opts = _listing("templates", tokens)
     from .tables import templates_frame
 
-    return templates_frame(_gather(ctx, opts, "resources", lambda s, r: s.list_resource_templates(refresh=r)))
+    found = _gather(ctx, opts, "resources", lambda s, r: s.list_resource_templates(refresh=r), "resource templates")
+    return templates_frame(found)
 
 
 @command("prompts [SERVER] [--refresh]", "a table of prompts", "  %mcp prompts everything")

@@ -7,7 +7,9 @@ Tools: ``echo`` answers normally; ``bad`` with ``{"kind": K}`` sends the malform
 ``BAD[K]`` immediately before its reply, in the same write (stdio) or the same reply stream
 (HTTP); ``bad_reply`` with ``{"kind": K}`` answers with ``BAD_REPLIES[K]``, a broken reply.
 Over HTTP the server's own stream (GET) sends every ``BAD`` message, then a log message
-"still listening".
+"still listening". ``bracketed`` returns a resource link to ``BRACKETED``, an address with
+brackets that hold no IP address (Python's URL parsing raises on it); the one resource
+listed has it too.
 
 To add a kind, add an entry to ``BAD`` or ``BAD_REPLIES``: a function of the call's request
 id and progress token that returns the raw line (without the newline).
@@ -78,11 +80,15 @@ BAD_REPLIES: dict[str, Line] = {
     ),
 }
 
+# Brackets that hold no IP address: Python's URL parsing raises on it.
+BRACKETED = "https://[x]/?api_key=s3cret-value"
+
 TOOLS = [
     {"name": "echo", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}},
     {"name": "bad", "inputSchema": {"type": "object", "properties": {"kind": {"enum": sorted(BAD)}}}},
     {"name": "bad_reply", "inputSchema": {"type": "object", "properties": {"kind": {"enum": sorted(BAD_REPLIES)}}}},
     {"name": "log", "inputSchema": {"type": "object"}},  # sends its arguments as a log message's params
+    {"name": "bracketed", "inputSchema": {"type": "object"}},  # a resource link to BRACKETED
 ]
 
 
@@ -114,6 +120,10 @@ def answer(message: dict[str, Any]) -> list[bytes]:
         return [_reply(rid, {"tools": TOOLS})]
     if method == "prompts/list":  # entries a listing cannot use, and one with mistyped fields
         return [_reply(rid, {"prompts": PROMPTS})]
+    if method == "resources/list":  # an address with brackets that is no IP address
+        return [_reply(rid, {"resources": [{"uri": BRACKETED, "name": "bracketed"}]})]
+    if method == "resources/read":
+        return [_reply(rid, {"contents": [{"uri": params.get("uri"), "text": "read"}]})]
     if method == "prompts/get":
         return [_reply(rid, {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]})]
     if method == "ping":
@@ -127,6 +137,8 @@ def answer(message: dict[str, Any]) -> list[bytes]:
             return [BAD[arguments["kind"]](rid, token), _text(rid, f"after {arguments['kind']}")]
         if name == "bad_reply":
             return [BAD_REPLIES[arguments["kind"]](rid, token)]
+        if name == "bracketed":
+            return [_reply(rid, {"content": [{"type": "resource_link", "uri": BRACKETED, "name": "bracketed"}]})]
         if name == "log":
             return [_note("notifications/message", arguments), _text(rid, "logged")]
     return [_json({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}})]

@@ -24,10 +24,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import RequestCancelled
-from ..protocol import jsonline
+from ..loggers import Once
 from ..protocol.rounds import INPUT_REQUIRED
 from ..safety.redact import redact_url, shown
 from ..safety.text import clipped, printable
+from .rows import VIEWING, row_or_note, size
 
 if TYPE_CHECKING:
     from ..transports.base import Raw
@@ -239,7 +240,19 @@ class Call:
         return None if result is None else size({"jsonrpc": "2.0", "id": self.rid, "result": result})
 
     def row(self) -> JSON:
-        """The call as one row of ``%mcp history``: redacted, big values elided."""
+        """The call as one row of ``%mcp history``: redacted, big values elided (a row that
+        cannot be shown says so; the others show)."""
+        try:
+            return self._row()
+        except Exception as e:
+            VIEWING.failed(e)
+            return {
+                "time": self.time, "server": self.server, "method": self.method, "name": None, "arguments": None,
+                "duration": self.duration, "outcome": f"(not shown: {type(e).__name__})", "bytes_out": 0,
+                "bytes_in": None,
+            }  # fmt: skip
+
+    def _row(self) -> JSON:
         return {
             "time": self.time,
             "server": self.server,
@@ -314,7 +327,7 @@ class ServerRecorder:
         if call is None:
             return
         if raw is not None and len(raw) > HEAVY_AT:  # kept as shown, never whole: bounded work, whatever the size
-            call.answer, call.size_in = shown(message.get("result")), len(raw)
+            call.answer, call.size_in = self._shown(message.get("result")), len(raw)
         else:
             call.answer = raw
 
@@ -325,9 +338,18 @@ class ServerRecorder:
     def _keep(self, message: JSON, raw: Raw | None) -> None:
         """In the transcript's own ring: a big message as shown, with its size as read."""
         if raw is not None and len(raw) > HEAVY_AT:
-            self._history.transcripts[self.server].append(("in", time.time(), shown(message), len(raw)))
+            self._history.transcripts[self.server].append(("in", time.time(), self._shown(message), len(raw)))
         else:
             self._history.transcripts[self.server].append(("in", time.time(), message, None))
+
+    def _shown(self, value: Any) -> Any:
+        """A big message kept as shown; one that cannot be is kept as a note, said once: the
+        message itself goes on to whoever waits for it."""
+        try:
+            return shown(value)
+        except Exception as e:
+            self._history.recording.failed(e)
+            return f"(not kept: {type(e).__name__})"
 
     def done(self, call: Call | None, future: Any, line: bytes | None = None) -> None:
         """``future``: an asyncio.Future or an Answer (a blocking request's), never waited on here.
@@ -360,6 +382,7 @@ class History:
         # (direction, time, message, size): size None for a message kept whole (worked out
         # when shown), else its size as read, the message kept as shown (see HEAVY_AT).
         self.transcripts: dict[str, deque[tuple[str, float, JSON, int | None]]] = {}
+        self.recording = Once("recording a message in the transcript")
 
     def __repr__(self) -> str:
         return f"<History calls={len(self.calls)} size={self._size}>"
@@ -404,59 +427,12 @@ class History:
                 messages.append((call.time + call.duration, "in", *reply))
         messages.sort(key=lambda m: m[0])  # stable: a call's request before what it was sent with
         messages = messages[-min(last or self._size, self._size) :]  # the last ``size`` at most
-        return [message_row(d, t, m, n) for t, d, m, n in messages]
+        return [row_or_note(d, t, m, n) for t, d, m, n in messages]
 
     def clear(self) -> None:
         self.calls.clear()
         for ring in self.transcripts.values():
             ring.clear()
-
-
-# -- viewing (lazily) ----------------------------------------------------------------------
-
-
-def size(message: Any) -> int:
-    try:
-        return len(jsonline.encode(message))
-    except (TypeError, ValueError):
-        return 0
-
-
-def kind(message: JSON) -> str:
-    if "method" in message:
-        return "request" if "id" in message else "notification"
-    return "error" if "error" in message else "response"
-
-
-def summary(message: JSON) -> str:
-    """A short line saying what the message is about (untrusted text: escaped where shown)."""
-    if "method" in message:
-        params = message.get("params")
-        params = params if isinstance(params, dict) else {}
-        about = next((params[k] for k in ("name", "uri", "level") if isinstance(params.get(k), str)), None)
-        return f"{message['method']} {redact_url(about)}" if about else str(message["method"])
-    error = message.get("error")
-    if isinstance(error, dict):
-        return f"error {error.get('code')}: {str(error.get('message', ''))[:120]}"
-    result = message.get("result")
-    if isinstance(result, dict):
-        return "result: " + ", ".join(str(k) for k in list(result)[:6])
-    return "result"
-
-
-def message_row(direction: str, at: float, message: JSON, read: int | None = None) -> JSON:
-    """One row of a transcript; ``read``: the size of a message kept as shown (elided)."""
-    rid, method = message.get("id"), message.get("method")
-    return {  # every string the server chose made printable (the payload: where it is shown)
-        "direction": "→ sent" if direction == "out" else "← received",
-        "time": at,
-        "id": None if rid is None else printable(str(rid)),
-        "method": printable(method) if isinstance(method, str) else None,
-        "kind": kind(message),
-        "summary": printable(summary(message)),
-        "bytes": size(message) if read is None else read,
-        "payload": shown(message) if read is None else message,
-    }
 
 
 def successful(calls: list[Call]) -> Iterator[Call]:
@@ -472,7 +448,6 @@ __all__ = [
     "NotRecording",
     "Recorder",
     "ServerRecorder",
-    "message_row",
     "shown",
     "successful",
 ]

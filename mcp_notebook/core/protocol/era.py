@@ -124,7 +124,7 @@ def after_discover(result: Any, server: str) -> Verdict:
 def after_probe_error(error: RPCError, tried: str, server: str, *, first: bool) -> Verdict:
     """A probe answered with an error. -32022 naming a modern version we speak: probe again
     at it (once, even the one tried); naming only versions we do not speak: a clear error. Another modern
-    error: modern at ``tried``. Anything else: legacy."""
+    error code (-32020, -32021): modern at ``tried``. Anything else, -32601 too: legacy."""
     if error.code == UNSUPPORTED_PROTOCOL_VERSION:
         supported = supported_versions(error)
         shared = [v for v in MODERN_PROTOCOL_VERSIONS if v in supported]
@@ -135,14 +135,19 @@ def after_probe_error(error: RPCError, tried: str, server: str, *, first: bool) 
         if supported and not any(v in LEGACY_PROTOCOL_VERSIONS for v in supported) and not shared:
             raise incompatible(server, supported)
         return LEGACY
-    if modern_error(error):
+    if error.code in MODERN_ERRORS:
         return Verdict("modern", tried)
+    # Not modern_error's 404 rule: every modern server has server/discover, so "method not
+    # found" for it is a legacy server's answer, whatever the HTTP status (a gateway such as
+    # supergateway answers 404 with -32601); the spec's "any error that is not a recognized
+    # modern error", as the official SDK reads it.
     return LEGACY
 
 
 def modern_error(error: RPCError) -> bool:
     """Whether an error is one only a modern server sends: a modern error code, or an
-    unknown method answered HTTP 404 (a modern HTTP server's way)."""
+    unknown method answered HTTP 404 (a modern HTTP server's way; for ``initialize``, which
+    it does not have: never for ``server/discover``, which it does, see after_probe_error)."""
     return error.code in MODERN_ERRORS or (error.code == METHOD_NOT_FOUND and error.http_status == 404)
 
 

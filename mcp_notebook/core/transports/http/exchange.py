@@ -159,6 +159,15 @@ class StreamableHttpLoop(HttpTransport):
         # that request. Encoded here: a value JSON cannot hold is the caller's error, at once.
         body = jsonline.encode(message)
         rid = message.get("id") if "method" in message else None
+        if message.get("method") == "notifications/initialized":
+            # In order, as over legacy HTTP+SSE: the session's first request must not overtake
+            # it (server-everything registers tools on it: behind a gateway it listed fewer).
+            # Bounded: its answer is an empty 202 that comes at once.
+            try:
+                await asyncio.wait_for(self._post(message, None, body), self.timeout)
+            except asyncio.TimeoutError:
+                self.diagnostics.append(f"{message['method']}: no answer to its POST in {self.timeout:g} s")
+            return body
         self._spawn(self._post(message, rid, body), rid)
         return body
 
