@@ -401,7 +401,8 @@ def test_a_runs_log_lines_show_in_the_form(kernel: Kernel) -> None:
     kernel.click("Run")
     kernel.wait_for_text("✓ done")
     shown = form_output(kernel)
-    lines = [line for o in shown if o.get("output_type") == "stream" for line in o["text"].splitlines()]
+    # Lines as escaped HTML (places.Line), not stream output a frontend would make links in.
+    lines = [o["data"]["text/plain"] for o in shown[:-1] if "<pre" in o.get("data", {}).get("text/html", "")]
     assert lines == ["[demo info] epoch 1: loss 0.500", "[demo info] epoch 2: loss 0.333"], shown
     assert shown[-1]["output_type"] == "display_data" and "fitted in 2 epochs" in str(shown[-1]["data"]), shown
 

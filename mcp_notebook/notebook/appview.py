@@ -10,6 +10,13 @@ of that server; ``ui/open-link`` as a link the person clicks (never opened by th
 ``https:`` or loopback ``http:``); ``ui/message`` and ``ui/update-model-context`` kept on the
 handle (``r.app``) and shown as text; log messages as a line. A notebook has no conversation,
 so nothing the view says goes to a model.
+
+The view's requests run at once, each in a task whose cards share the cards area under the
+view (places.OutputPlace): a card stays until it is answered or its call ends, and when the
+frame that asked is closed (its output cleared, its cell run again, the page closed, the view
+navigated away) its approvals still waiting are denied. What the notebook says under the view
+is HTML-escaped text, which JupyterLab does not turn into links (its stream output would); a
+refused address is also shown broken (``http[:]//…``).
 """
 
 from __future__ import annotations
@@ -17,8 +24,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Callable
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +35,12 @@ import traitlets
 
 from ..core.protocol import apps
 from ..core.safety.links import link_problem
-from ..core.safety.text import clipped, printable
+from ..core.safety.text import clipped, escape, printable
 from ..runtime.asking.interaction import VIEW_CALL, AppCall
 from ..version import __version__
+from .cards import ApprovalCard
 from .modes import OUTSIDE_CELLS
-from .places import SHOWN_IN, OutputPlace
+from .places import SHOWN_IN, Line, OutputPlace
 
 __all__ = ["AppHandle", "AppView"]
 
@@ -52,6 +60,9 @@ HOST_CAPABILITIES: dict[str, Any] = {
 
 
 LOG_LINES = 20  # a view's log messages shown under it; the rest go to the logger
+# Run first in the view's document, before anything of the server's: WebRTC is the one way
+# out of the frame its policy cannot close (Chromium has no CSP directive for it).
+GUARD = (Path(__file__).with_name("static") / "guard.js").read_text(encoding="utf-8")
 
 
 class AppView(anywidget.AnyWidget):
@@ -88,9 +99,10 @@ class AppHandle:
         self._listeners: list[Listener] = []
         self._context_listeners: list[Listener] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._runs: dict[str, set[OutputPlace]] = {}  # the places of each frame's requests running
         self._logs = 0  # log messages the view sent
         self.view = AppView(
-            html=apps.with_policy(call.document.html, call.policy),
+            html=apps.with_policy(f"<script>{GUARD}</script>{call.document.html}", call.policy),
             title=f"{self.server_name}.{self.tool}",
             allow=apps.allow_attribute(call.document.ui),
             border=call.document.prefers_border is not False,
@@ -112,6 +124,11 @@ class AppHandle:
     def __repr__(self) -> str:
         return f"<AppHandle {printable(self.server_name)}.{printable(self.tool)} {len(self.messages)} message(s)>"
 
+    @property
+    def pending(self) -> int:
+        """How many of the view's requests are still running (an approval waiting counts)."""
+        return len(self._tasks)
+
     def on_message(self, fn: Listener) -> Callable[[], None]:
         """Call ``fn(params)`` for each ``ui/message`` the view sends; returns a function that
         stops it."""
@@ -127,7 +144,10 @@ class AppHandle:
     def _received(self, _: Any, content: Any, buffers: Any) -> None:
         if not isinstance(content, dict):
             return
-        event = content.get("event")
+        event, render = content.get("event"), str(content.get("render"))
+        if event == "closed":  # a frame of this view left the page: nobody answers its cards
+            self._closed(render)
+            return
         if event == "dropped":
             self._note(f"{self.server_name}.{self.tool}'s view sent too many messages: {content.get('count')} dropped")
             return
@@ -136,16 +156,17 @@ class AppHandle:
             return
         if event == "navigated":
             self._note(f"{self.server_name}.{self.tool}'s view tried to load another page in its frame: closed")
+            self._closed(render)
             return
         method, rid, params = content.get("method"), content.get("id"), content.get("params")
         if not isinstance(method, str) or not isinstance(params, dict):
             return
         if method == "tools/call":
-            self._start(rid, self._call(params))
+            self._start(rid, render, self._call(params))
         elif method == "tools/list":
-            self._start(rid, self._list())
+            self._start(rid, render, self._list())
         elif method == "resources/read":
-            self._start(rid, self._read(params))
+            self._start(rid, render, self._read(params))
         elif method == "ui/open-link":
             self._answer(rid, self._open_link(params))
         elif method == "ui/message":
@@ -176,22 +197,27 @@ class AppHandle:
             except Exception as e:  # a listener's mistake is said, not raised into the comm
                 self._note(f"an {kind} listener failed: {type(e).__name__}: {printable(str(e))}")
 
-    def _start(self, rid: Any, work: Any) -> None:
-        """Run ``work`` in a task of the kernel's loop, outside any cell (its cards show here)."""
+    def _start(self, rid: Any, render: str, work: Any) -> None:
+        """Run ``work`` in a task of the kernel's loop, outside any cell (its cards show here);
+        ``render``: the frame that asked."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             work.close()
             self._answer(rid, None, "the notebook cannot run it now: no event loop in this kernel")
             return
-        task = loop.create_task(self._run(rid, work))
+        task = loop.create_task(self._run(rid, render, work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, rid: Any, work: Any) -> None:
+    async def _run(self, rid: Any, render: str, work: Any) -> None:
         OUTSIDE_CELLS.set(True)  # in this task's own context only: clicks reach its cards
         VIEW_CALL.set(True)  # a call the view makes shows no second view
-        place = OutputPlace(self.cards)
+        # The cards area is shared by the requests running at once: each takes away only
+        # what it showed (a card another request waits on stays).
+        place = OutputPlace(self.cards, clear=False)
+        running = self._runs.setdefault(render, set())
+        running.add(place)
         token = SHOWN_IN.set(place)
         try:
             result = await work
@@ -201,7 +227,20 @@ class AppHandle:
             self._answer(rid, result)
         finally:
             SHOWN_IN.reset(token)
+            running.discard(place)
+            if not running:
+                self._runs.pop(render, None)
             place.end()
+
+    def _closed(self, render: str) -> None:
+        """The frame ``render`` is gone: the approvals its requests wait for are denied (its
+        cards could go with it, and its answer would reach nobody)."""
+        for place in list(self._runs.get(render, ())):
+            for card in place.cards:
+                if isinstance(card, ApprovalCard) and not card.answered:
+                    asked = printable(f"{card.request.server}.{card.request.tool}")
+                    log.info("%s", printable(f"{self.server_name}.{self.tool}'s view was closed: {asked} denied"))
+                    card.deny("denied: the view that asked was closed")
 
     async def _call(self, params: dict[str, Any]) -> dict[str, Any]:
         name, arguments = params.get("name"), params.get("arguments") or {}
@@ -228,11 +267,10 @@ class AppHandle:
         url = params.get("url")
         problem = link_problem(url)
         if problem is not None:
-            self._note(
-                f"{self.server_name}.{self.tool}'s view asked to open {str(url)[:200]!r}: not a link ({problem})"
-            )
+            shown = broken(str(url)[:200])
+            self._note(f"{self.server_name}.{self.tool}'s view asked to open {shown!r}: not a link ({problem})")
             return {"isError": True}
-        shown = escape(str(url), quote=True)
+        shown = escape(str(url))
         html = f"{escape(self.server_name)}.{escape(self.tool)}'s view offers a link: " \
                f'<a href="{shown}" target="_blank" rel="noopener noreferrer">{escape(str(url)[:200])}</a>'  # fmt: skip
         self.notes.append_display_data(w.HTML(html))
@@ -248,7 +286,13 @@ class AppHandle:
 
     def _note(self, text: str) -> None:
         log.info("%s", printable(text))
-        self.notes.append_stdout(clipped(printable(text), 2000) + "\n")
+        # Escaped HTML, not stream output (places.Line): no address the view sent becomes a link.
+        self.notes.append_display_data(Line(clipped(printable(text), 2000)))
+
+
+def broken(url: str) -> str:
+    """An address shown so that nothing takes it for a link: ``http[:]//host``, ``www[.]…``."""
+    return re.sub(r"(?i)\bwww\.", "www[.]", url.replace(":", "[:]"))
 
 
 def _listen(listeners: list[Listener], fn: Listener) -> Callable[[], None]:

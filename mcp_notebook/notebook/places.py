@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from IPython.display import display
 
+from ..core.safety.text import escape
+
 if TYPE_CHECKING:
     from ipywidgets import Output
 
-__all__ = ["SHOWN_IN", "OutputPlace", "Place", "say", "show"]
+__all__ = ["SHOWN_IN", "Line", "OutputPlace", "Place", "say", "show"]
 
 
 class Place(Protocol):
@@ -27,6 +29,9 @@ class Place(Protocol):
 
     def print(self, text: str, stderr: bool = False) -> None:
         """A line of text that stays (a server's log message)."""
+
+    def asking(self, card: Any) -> None:
+        """``card`` (shown with ``show``) asks the person; it is this run's until it ends."""
 
 
 # The place of the running task; None: the cell's own output.
@@ -52,30 +57,58 @@ def say(text: str, stderr: bool = False) -> None:
 
 
 class OutputPlace:
-    """A form's Output widget while its Run runs: the cards and bars the call brings until
-    ``end()`` (its result then takes their place), its log lines and pages to visit for good.
+    """An Output widget while a run runs: the cards and bars the run's call brings until
+    ``end()``, its log lines and pages to visit for good.
+
+    A form's Run clears the output first (its result then takes the place of the cards). A
+    view's requests share the view's cards area and run at once (``clear=False``): each run
+    takes away only what it showed, so a card another request is waiting on stays.
 
     Written as widget state (``append_display_data``), not captured with ``with output:``:
     a capture follows the message being handled, and a task started by a click outside any
     cell has none the front end still listens to."""
 
-    def __init__(self, output: Output) -> None:
+    def __init__(self, output: Output, clear: bool = True) -> None:
         self.output = output
         self.kept: list[dict[str, Any]] = []  # the outputs that stay, in order
-        output.outputs = ()
+        self.shown: list[dict[str, Any]] = []  # the outputs that go when the run ends
+        self.cards: list[Any] = []  # the cards this run asked with
+        if clear:
+            output.outputs = ()
 
     def __repr__(self) -> str:
-        return f"<OutputPlace kept={len(self.kept)}>"
+        return f"<OutputPlace kept={len(self.kept)} shown={len(self.shown)}>"
 
     def show(self, obj: Any, keep: bool = False) -> None:
         self.output.append_display_data(obj)
-        if keep:
-            self.kept.append(self.output.outputs[-1])
+        (self.kept if keep else self.shown).append(self.output.outputs[-1])
 
     def print(self, text: str, stderr: bool = False) -> None:
-        (self.output.append_stderr if stderr else self.output.append_stdout)(text + "\n")
+        self.output.append_display_data(Line(text, stderr))
         self.kept.append(self.output.outputs[-1])
 
+    def asking(self, card: Any) -> None:
+        self.cards.append(card)
+
     def end(self) -> None:
-        """The run is over: what stays stays, the rest goes."""
-        self.output.outputs = tuple(self.kept)
+        """The run is over: what stays stays, what it showed for the while goes (another
+        run's outputs stay as they are)."""
+        gone = {id(o) for o in self.shown}
+        self.output.outputs = tuple(o for o in self.output.outputs if id(o) not in gone)
+        self.shown.clear()
+
+
+class Line:
+    """A line of text in an Output widget, as escaped HTML rather than stream output:
+    JupyterLab and Notebook 7 make links of the addresses in stream output, and an address a
+    server or a view sent must not become clickable unless the link policy allowed it."""
+
+    def __init__(self, text: str, stderr: bool = False) -> None:
+        self.text, self.stderr = text, stderr
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        shade = ";background:var(--jp-rendermime-error-background, #fdd)" if self.stderr else ""
+        return f"<pre style='margin:0;padding:0 2px;white-space:pre-wrap{shade}'>{escape(self.text)}</pre>"

@@ -46,6 +46,9 @@ export default {
     frame.style.border = model.get("border") ? "1px solid var(--jp-border-color1, #ccc)" : "none";
     frame.style.display = "block";
 
+    // This frame among the view's renders: its requests' cards are its own, and when it goes
+    // the kernel denies the approvals they still wait for (nobody is left to answer them).
+    const render = `${Math.random().toString(36).slice(2)}`;
     let initialized = false;
     let loads = 0;
     let sentInput = false;
@@ -137,7 +140,7 @@ export default {
       } else if (TO_KERNEL.has(method)) {
         const ours = `${Math.random().toString(36).slice(2)}`;
         if (id !== undefined) replies.set(ours, id);
-        model.send({ id: id === undefined ? null : ours, method, params });
+        model.send({ id: id === undefined ? null : ours, method, params, render });
       } else if (id !== undefined) {
         fail(id, -32601, `the notebook does not answer ${method.slice(0, 100)}`);
       }
@@ -160,7 +163,7 @@ export default {
         frame.removeAttribute("srcdoc");
         frame.src = "about:blank";
         frame.remove();
-        model.send({ event: "navigated" });
+        model.send({ event: "navigated", render });
       }
     };
 
@@ -185,6 +188,11 @@ export default {
       window.removeEventListener("message", onMessage);
       model.off("msg:custom", onKernel);
       model.off("change:tool_result", sendInputAndResult);
+      try {
+        model.send({ event: "closed", render });
+      } catch {
+        // the page is going: its kernel connection with it
+      }
     };
   },
 };
