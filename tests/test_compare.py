@@ -46,6 +46,10 @@ def test_the_demos_next_version_differs_by_exactly_its_rename_and_its_new_requir
             (tmp_path / "other.json").write_text('{"tools": []}')
             with pytest.raises(UsageError, match="not an mcp-notebook snapshot"):
                 line(ip, f"diff {tmp_path / 'other.json'} demo")
+            deep = '{"type": "object", "properties": {"a": ' * 900 + "{}" + "}}" * 900
+            (tmp_path / "deep.json").write_text(f'{{"tools": [{{"name": "t", "inputSchema": {deep}}}]}}')
+            with pytest.raises(UsageError, match=r"deep\.json: not a snapshot \(nested too deep to read\)$"):
+                line(ip, f"diff {tmp_path / 'deep.json'} demo")
         finally:
             client.remove("demo")
             client.remove("next")

@@ -46,6 +46,8 @@ def read_snapshot(path: str | os.PathLike[str]) -> JSON:
         raise ArgumentError(f"{source}: no such snapshot; write one with %mcp snapshot SERVER {source}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ArgumentError(f"{source}: not a snapshot ({type(e).__name__})") from None
+    except RecursionError:  # no listing a server can send is this deep: ours are never
+        raise ArgumentError(f"{source}: not a snapshot (nested too deep to read)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ArgumentError(f'{source}: not an mcp-notebook snapshot (no "format": "{FORMAT}")')
     return data
