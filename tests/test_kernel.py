@@ -56,7 +56,8 @@ def test_server_errors_are_one_line_in_a_kernel(kernel: Kernel) -> None:
     outputs = kernel.run("%mcp read demo penguins://nope")
     errors = [o for o in outputs if o["type"] == "error"]
     assert len(errors) == 1 and errors[0]["ename"] == "RPCError"
-    assert len(errors[0]["traceback"]) == 1 and "Unknown resource: penguins://nope" in errors[0]["traceback"][0]
+    # penguins://nope may not be a link (not https:): shown broken (core/safety/links.py unlinked)
+    assert len(errors[0]["traceback"]) == 1 and "Unknown resource: penguins[:]//nope" in errors[0]["traceback"][0]
 
 
 def test_results_show_themselves_without_load_ext(tmp_path: Path) -> None:

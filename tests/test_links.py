@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_notebook.core.safety.links import is_loopback, link_problem, linkable
+from mcp_notebook.core.safety.links import is_loopback, link_problem, linkable, unlinked
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,43 @@ def test_everything_else_is_text(url: object, why: str) -> None:
 def test_loopback_hosts() -> None:
     assert is_loopback("127.8.9.10") and is_loopback("::1") and is_loopback("LOCALHOST")
     assert not is_loopback("127.0.0.1.example.org") and not is_loopback("") and not is_loopback(None)
+
+
+# -- text shown in a cell: what a frontend would make a link of -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("see http://example.com/x now", "see http[:]//example.com/x now"),
+        ("read file:///etc/passwd", "read file[:]///etc/passwd"),
+        ("data:text/html,<script>alert(1)</script>", "data[:]text/html,<script>alert(1)</script>"),
+        ("go to www.example.com.", "go to www[.]example.com."),
+        ("WWW.EXAMPLE.COM and DATA:x,1 and FILE:///xy", "WWW[.]EXAMPLE.COM and DATA[:]x,1 and FILE[:]///xy"),
+        ("metadata:abc", "metadata[:]abc"),  # JupyterLab finds data: inside a word too
+        ("ftp://example.com/f and xhttps://example.org/", "ftp[:]//example.com/f and xhttps[:]//example.org/"),
+        # one address inside another: the first one's verdict covers all of it
+        ("data:x,https://example.org/ok", "data[:]x,https[:]//example.org/ok"),
+        ("http://evil.example/?u=https://example.org/", "http[:]//evil.example/?u=https[:]//example.org/"),
+        # a character JavaScript counts as a space (U+FEFF) ends an address there as well
+        ("https://example.org/\ufeffhttp://evil.example/", "https://example.org/\ufeffhttp[:]//evil.example/"),
+    ],
+)
+def test_refused_addresses_in_text_are_broken(text: str, shown: str) -> None:
+    assert unlinked(text) == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the allowed https://example.org/ok, fine",
+        "http://127.0.0.1:8000/cb and http://localhost/x",
+        "https://www.example.org/a?next=http://example.com/",  # one link, to https
+        "javascript:alert(1) is not a link in text (no //)",
+        "metadata: none, a www. alone, scheme:// alone",
+        "ui://pick/app.html: a scheme of two letters is not made a link",
+        "",
+    ],
+)
+def test_allowed_addresses_and_plain_text_stay(text: str) -> None:
+    assert unlinked(text) == text

@@ -5,7 +5,8 @@ kind of question says what it asks: questions.py). The text progress line a term
 instead of a progress bar is runtime/asking/textprogress.py's ``ProgressLine`` (plain Python shows it too).
 
 What a server sent is printed through ``printable`` (core/safety/text.py): a terminal must not
-obey its escape sequences."""
+obey its escape sequences; and through ``places.cell_text``: in a kernel it is stream output,
+where JupyterLab would make links of the addresses the link policy refuses."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from IPython import get_ipython
 from ..core.safety.text import printable
 from ..runtime.asking.terminal import Wake, ask_login, read_line
 from ..runtime.asking.textprogress import ProgressLine
+from .places import cell_text
 
 __all__ = ["ProgressLine", "form", "in_terminal", "login", "read_answer"]
 
@@ -44,7 +46,7 @@ def login(question: Any) -> str | None:
 
 def form(server: str, params: dict[str, Any]) -> dict[str, Any]:
     """An elicitation's form, field by field (questions.py asks it)."""
-    print(printable(f"{server} asks: {params.get('message', '')}"))
+    print(cell_text(printable(f"{server} asks: {params.get('message', '')}")))
     answer = read_answer("Accept / Decline / Cancel? [a/d/c] ").strip().lower()
     if answer[:1] != "a":
         return {"action": "decline" if answer[:1] == "d" else "cancel"}
@@ -71,7 +73,7 @@ def form(server: str, params: dict[str, Any]) -> dict[str, Any]:
                 content[name] = _convert(raw, prop)
                 break
             except ValueError as e:
-                print(printable(f"    {e}"))
+                print(cell_text(printable(f"    {e}")))  # it may quote the schema's choices
     return {"action": "accept", "content": content}
 
 
