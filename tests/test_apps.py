@@ -140,3 +140,42 @@ def test_what_a_view_says_reaches_python_and_its_calls_keep_to_the_rules(client:
     assert by_id["4"]["result"]["structuredContent"] == {"result": [0, 1, 2]}
     listed = {t["name"] for t in by_id["5"]["result"]["tools"]}  # what its views may call, not model_only
     assert {"pick", "pick_rows", "probe"} <= listed and "model_only" not in listed
+
+
+def test_what_a_closed_frame_asks_later_is_refused(client: Client) -> None:
+    """A frame that said it was closed (static/appview.js: its output cleared, the view
+    navigated away) gets nothing more done: its later requests are refused, unsent; another
+    frame of the same view goes on."""
+    import asyncio
+
+    from mcp_notebook.notebook.appview import AppHandle
+    from mcp_notebook.runtime.asking.interaction import AppCall
+
+    handle = client.add("apps", APPS_SERVER[0], APPS_SERVER[1:])
+    (pick,) = [t for t in handle.list_tools() if t.name == "pick"]
+    result = handle.call_tool("pick")
+    document = apps.document_of(handle.request("resources/read", {"uri": "ui://pick/app.html"}))
+    app = AppHandle(AppCall(handle, pick.raw, {}, result, document, apps.content_security_policy(document.ui)))
+    replies: dict[str, Any] = {}
+
+    async def asks() -> None:
+        sent = asyncio.Event()
+
+        def send(reply: Any) -> None:
+            replies[reply["id"]] = reply
+            sent.set()
+
+        app.view.send = send  # type: ignore[method-assign]
+        app._received(None, {"event": "closed", "render": "gone"}, [])
+        call = {"name": "pick_rows", "arguments": {}}
+        app._received(None, {"id": "1", "method": "tools/call", "params": call, "render": "gone"}, [])
+        app._received(None, {"id": "2", "method": "ui/message", "params": {"content": []}, "render": "gone"}, [])
+        app._received(None, {"id": "3", "method": "tools/call", "params": call, "render": "here"}, [])
+        while len(replies) < 3:
+            await sent.wait()
+            sent.clear()
+
+    asyncio.run(asyncio.wait_for(asks(), 30))
+    assert replies["1"]["error"]["message"] == replies["2"]["error"]["message"] == "the view was closed"
+    assert app.messages == [] and app.pending == 0
+    assert replies["3"]["result"]["structuredContent"] == {"result": [0, 1, 2]}

@@ -1,6 +1,8 @@
 """Hostile MCP Apps views in a real (headless) Chromium in JupyterLab
 (tests/servers/hostile_apps.py): a view's approval card stays until it is answered, whatever
-else the view asks meanwhile, and a closed view's approval is denied; no address a view sent
+else the view asks meanwhile, and a closed view's approval is denied; a view closed before its
+card shows has its calls ended (the server told, the destructive tool never run); an approval
+nobody answers is denied at its deadline; no address a view sent
 becomes a link unless the policy allowed it; a view finds no WebRTC. One Jupyter server and
 one browser for the module."""
 
@@ -87,6 +89,47 @@ def test_a_closed_views_pending_approval_is_denied(notebook: Any) -> None:
     nb.cell(1).locator(FRAME).wait_for(state="detached", timeout=WAIT_MS)
     assert until(nb, 2, "PENDING", 0) == 0  # denied: the call ended
     assert printed(nb, 3, "WIPES") == 0
+
+
+def test_a_view_closed_before_its_card_shows_ends_its_calls(notebook: Any, server: tuple[str, Path]) -> None:
+    """The view is closed while its calls are under way: one at the server (hold, which runs
+    until cancelled), one still looking its tool up (wipe: the tool list it waits for comes
+    once the gate file exists; its approval card is not shown yet). Both end; the server is
+    told of the one it runs and never sees the other."""
+    gate = server[1] / "hold-gate"
+    # No request timeout to end them meanwhile: only the view's closing may.
+    setup = "from mcp_notebook import get_client\nget_client().settings.request_timeout = None"
+    call = f"{setup}\nr = %mcp call hostile.holder"
+    cancelled = "print('CANCELLED', int((await get_client()['hostile'].acall_tool('cancelled')).text))"
+    nb = notebook([f"{ADD} --gate {gate}", call, PENDING.format(handle="r"), WIPES, cancelled])
+    nb.run_all(0, 1)
+    report = nb.cell(1).frame_locator(FRAME).locator("#report")
+    report.filter(has_text="wipe=asked").wait_for(timeout=WAIT_MS)
+    assert until(nb, 2, "PENDING", 2) == 2  # hold at the server, wipe waiting on the tool list
+    nb.cell(1).locator(".jp-InputPrompt").click()
+    nb.page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-cell-output')")
+    nb.cell(1).locator(FRAME).wait_for(state="detached", timeout=WAIT_MS)
+    printed(nb, 2, "PENDING")  # the kernel heard of the view's going (a message before this cell's)
+    gate.touch()  # wipe's tool list comes: its card would show now, in an area gone from the page
+    assert until(nb, 2, "PENDING", 0) == 0  # both ended with the view: nothing waits for nobody
+    assert printed(nb, 3, "WIPES") == 0  # never run
+    assert until(nb, 4, "CANCELLED", 1) == 1  # the server was told to stop hold
+
+
+def test_a_views_approval_nobody_answers_is_denied_at_its_deadline(notebook: Any) -> None:
+    """The view stays, nobody answers its card: denied when the server's request timeout
+    has passed (as if the view's "closed" never came: the page closed abruptly)."""
+    setup = "from mcp_notebook import get_client\nget_client().settings.task_timeout = 5"
+    nb = notebook([ADD, f"{setup}\nr = %mcp call hostile.wiper", PENDING.format(handle="r"), WIPES])
+    nb.run_all(0, 1)
+    deny = nb.cell(1).locator("button.jupyter-button", has_text="Deny")
+    deny.wait_for(timeout=WAIT_MS)
+    report = nb.cell(1).frame_locator(FRAME).locator("#report")
+    report.filter(has_text=re.compile(r"wipe=error: .*denied")).wait_for(timeout=WAIT_MS)
+    deny.wait_for(state="detached", timeout=WAIT_MS)  # the card ended with its call
+    assert until(nb, 2, "PENDING", 0) == 0
+    assert printed(nb, 3, "WIPES") == 0
+    assert "nobody answered" in nb.output(1)
 
 
 REFUSED = ("refused-plain-http", "refused-data", "refused-file", "refused-js", "refused-www", "in-a-message",

@@ -12,11 +12,16 @@ handle (``r.app``) and shown as text; log messages as a line. A notebook has no 
 so nothing the view says goes to a model.
 
 The view's requests run at once, each in a task whose cards share the cards area under the
-view (places.OutputPlace): a card stays until it is answered or its call ends, and when the
-frame that asked is closed (its output cleared, its cell run again, the page closed, the view
-navigated away) its approvals still waiting are denied. What the notebook says under the view
-is HTML-escaped text, which JupyterLab does not turn into links (its stream output would); a
-refused address is also shown broken (``http[:]//…``).
+view (places.OutputPlace): a card stays until it is answered or its call ends. When the frame
+that asked is closed (its output cleared, its cell run again, the page closed, the view
+navigated away) its approvals still waiting are denied, its other requests are cancelled
+(wherever they are: looking a tool up, asking, at the server, which is told), and what it asks
+after is refused. An approval a view asks for is denied unanswered after ``task_timeout`` (the
+client's limit for what nobody else ends; ``APPROVAL_WAIT`` where it is None), not the
+server's request timeout, which is for a server's answer, not a person's: should the "closed"
+never come (a page closed abruptly), nothing waits for ever. What the notebook says under the view is HTML-escaped text,
+which JupyterLab does not turn into links (its stream output would); a refused address is also
+shown broken (``http[:]//…``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,7 +38,7 @@ import ipywidgets as w
 import traitlets
 
 from ..core.protocol import apps
-from ..core.safety.links import link_problem
+from ..core.safety.links import link_problem, unlinked
 from ..core.safety.text import clipped, escape, printable
 from ..runtime.asking.interaction import VIEW_CALL, AppCall
 from ..version import __version__
@@ -42,7 +46,7 @@ from .cards import ApprovalCard
 from .modes import OUTSIDE_CELLS
 from .places import SHOWN_IN, Line, OutputPlace
 
-__all__ = ["AppHandle", "AppView"]
+__all__ = ["APPROVAL_WAIT", "AppHandle", "AppView", "ViewPlace"]
 
 log = logging.getLogger(__name__)
 Listener = Callable[[dict[str, Any]], None]  # what on_message and on_context call
@@ -60,6 +64,7 @@ HOST_CAPABILITIES: dict[str, Any] = {
 
 
 LOG_LINES = 20  # a view's log messages shown under it; the rest go to the logger
+APPROVAL_WAIT = 600.0  # seconds a view's approval waits, where task_timeout is None
 # Run first in the view's document, before anything of the server's: WebRTC is the one way
 # out of the frame its policy cannot close (Chromium has no CSP directive for it).
 GUARD = (Path(__file__).with_name("static") / "guard.js").read_text(encoding="utf-8")
@@ -99,7 +104,8 @@ class AppHandle:
         self._listeners: list[Listener] = []
         self._context_listeners: list[Listener] = []
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._runs: dict[str, set[OutputPlace]] = {}  # the places of each frame's requests running
+        self._runs: dict[str, dict[asyncio.Task[Any], ViewPlace]] = {}  # each frame's requests running
+        self._gone: set[str] = set()  # the frames closed: what they ask is refused
         self._logs = 0  # log messages the view sent
         self.view = AppView(
             html=apps.with_policy(f"<script>{GUARD}</script>{call.document.html}", call.policy),
@@ -161,6 +167,9 @@ class AppHandle:
         method, rid, params = content.get("method"), content.get("id"), content.get("params")
         if not isinstance(method, str) or not isinstance(params, dict):
             return
+        if render in self._gone:  # a frame said closed: nobody is there to answer
+            self._answer(rid, None, "the view was closed")
+            return
         if method == "tools/call":
             self._start(rid, render, self._call(params))
         elif method == "tools/list":
@@ -206,18 +215,28 @@ class AppHandle:
             work.close()
             self._answer(rid, None, "the notebook cannot run it now: no event loop in this kernel")
             return
-        task = loop.create_task(self._run(rid, render, work))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _run(self, rid: Any, render: str, work: Any) -> None:
-        OUTSIDE_CELLS.set(True)  # in this task's own context only: clicks reach its cards
-        VIEW_CALL.set(True)  # a call the view makes shows no second view
         # The cards area is shared by the requests running at once: each takes away only
         # what it showed (a card another request waits on stays).
-        place = OutputPlace(self.cards, clear=False)
-        running = self._runs.setdefault(render, set())
-        running.add(place)
+        wait = self._server.runtime.settings.task_timeout
+        place = ViewPlace(self.cards, APPROVAL_WAIT if wait is None else wait)
+        task = loop.create_task(self._run(rid, place, work))
+        self._tasks.add(task)
+        self._runs.setdefault(render, {})[task] = place
+
+        def ended(_: asyncio.Task[Any]) -> None:
+            self._tasks.discard(task)
+            running = self._runs.get(render, {})
+            running.pop(task, None)
+            if not running:
+                self._runs.pop(render, None)
+            place.end()
+            work.close()  # a task cancelled before it began never awaited it
+
+        task.add_done_callback(ended)
+
+    async def _run(self, rid: Any, place: ViewPlace, work: Any) -> None:
+        OUTSIDE_CELLS.set(True)  # in this task's own context only: clicks reach its cards
+        VIEW_CALL.set(True)  # a call the view makes shows no second view
         token = SHOWN_IN.set(place)
         try:
             result = await work
@@ -227,20 +246,21 @@ class AppHandle:
             self._answer(rid, result)
         finally:
             SHOWN_IN.reset(token)
-            running.discard(place)
-            if not running:
-                self._runs.pop(render, None)
             place.end()
 
     def _closed(self, render: str) -> None:
-        """The frame ``render`` is gone: the approvals its requests wait for are denied (its
-        cards could go with it, and its answer would reach nobody)."""
-        for place in list(self._runs.get(render, ())):
-            for card in place.cards:
-                if isinstance(card, ApprovalCard) and not card.answered:
-                    asked = printable(f"{card.request.server}.{card.request.tool}")
-                    log.info("%s", printable(f"{self.server_name}.{self.tool}'s view was closed: {asked} denied"))
-                    card.deny("denied: the view that asked was closed")
+        """The frame ``render`` is gone, and its answers would reach nobody: the approvals
+        its requests wait for are denied, its other requests cancelled (before their cards
+        show, or at the server, which is told), what it asks later refused."""
+        self._gone.add(render)
+        for task, place in list(self._runs.pop(render, {}).items()):
+            waiting = [c for c in place.cards if isinstance(c, ApprovalCard) and not c.answered]
+            for card in waiting:
+                asked = printable(f"{card.request.server}.{card.request.tool}")
+                log.info("%s", printable(f"{self.server_name}.{self.tool}'s view was closed: {asked} denied"))
+                card.deny("denied: the view that asked was closed", by=None)
+            if not waiting:  # denied, its call ends by itself; anything else is stopped
+                task.cancel()
 
     async def _call(self, params: dict[str, Any]) -> dict[str, Any]:
         name, arguments = params.get("name"), params.get("arguments") or {}
@@ -267,7 +287,7 @@ class AppHandle:
         url = params.get("url")
         problem = link_problem(url)
         if problem is not None:
-            shown = broken(str(url)[:200])
+            shown = unlinked(str(url)[:200])
             self._note(f"{self.server_name}.{self.tool}'s view asked to open {shown!r}: not a link ({problem})")
             return {"isError": True}
         shown = escape(str(url))
@@ -290,9 +310,32 @@ class AppHandle:
         self.notes.append_display_data(Line(clipped(printable(text), 2000)))
 
 
-def broken(url: str) -> str:
-    """An address shown so that nothing takes it for a link: ``http[:]//host``, ``www[.]…``."""
-    return re.sub(r"(?i)\bwww\.", "www[.]", url.replace(":", "[:]"))
+class ViewPlace(OutputPlace):
+    """The cards area under a view as one of its requests shows there (nothing cleared: the
+    other requests' cards stay); an approval it asks is denied if nobody answers within
+    ``deadline`` seconds (``task_timeout``)."""
+
+    def __init__(self, output: w.Output, deadline: float) -> None:
+        super().__init__(output, clear=False)
+        self.deadline = deadline
+        self._timers: list[asyncio.TimerHandle] = []
+
+    def asking(self, card: Any) -> None:
+        super().asking(card)
+        if isinstance(card, ApprovalCard):
+            self._timers.append(asyncio.get_running_loop().call_later(self.deadline, self._expired, card))
+
+    def _expired(self, card: ApprovalCard) -> None:
+        note = f"denied: nobody answered within {self.deadline:g} s"
+        if not card.answered:  # said where the card was: it goes with its call
+            self.print(printable(f"{card.request.shown}: {note}"))
+        card.deny(note, by=None)
+
+    def end(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+        super().end()
 
 
 def _listen(listeners: list[Listener], fn: Listener) -> Callable[[], None]:

@@ -24,7 +24,7 @@ from IPython.display import display
 
 from ..core.safety.links import link_problem
 from ..core.safety.redact import redact_url
-from ..core.safety.text import escape
+from ..core.safety.text import escape, escape_name
 from ..runtime.asking.interaction import ApprovalRequest
 from .fields import Field, label_of, label_width
 from .places import SHOWN_IN
@@ -91,13 +91,13 @@ class Card:
         if self.answered:
             callback(self.answer)
 
-    def _finish(self, answer: Any, note: str) -> None:
+    def _finish(self, answer: Any, note: str, by: str | None = "you") -> None:
         if self.answered:
             return
         self.answer, self.answered = answer, True
         self._disable()
         self.status.value = f"<i>{escape(note)}</i>"
-        self.record.settle(note, "you", self.sent(answer))
+        self.record.settle(note, by, self.sent(answer))
         for callback in self._callbacks:
             callback(answer)
 
@@ -157,13 +157,12 @@ class ApprovalCard(Card):
         arguments = escape(json.dumps(request.shown_arguments(), indent=2, ensure_ascii=False, default=str))
         what = f"a map{escape(request.for_rows())}, first rows below" if request.bulk else "a tool call"
         self.record = Record(
-            f"🔐 Approve {'a map' + request.for_rows() if request.bulk else 'a tool call'}? "
-            f"{request.server}.{request.tool}",
+            f"🔐 Approve {'a map' + request.for_rows() if request.bulk else 'a tool call'}? {request.shown}",
             [("first rows' arguments" if request.bulk else "arguments", request.shown_arguments())],
         )
         head = w.HTML(
             f"<b>🔐 Approve {what}?</b> "
-            f"<code>{escape(request.server)}.{escape(request.tool)}</code>{title}"
+            f"<code>{escape(request.server)}.{escape_name(request.tool)}</code>{title}"
             f"<div style='font-size:0.9em;margin-top:4px'>{hints or 'no annotations'}</div>"
             f"<div style='{_FAINT}'>Annotations are hints from the server, not verified.</div>"
             f"<pre style='{_PRE}'>{arguments}</pre>"
@@ -178,12 +177,17 @@ class ApprovalCard(Card):
                         "",
                         lambda _: self._finish("always", "approved, and allowed for this kernel's life"),
                     ),
-                    ("Deny", "danger", lambda _: self._finish("deny", "denied")),
+                    ("Deny", "danger", lambda _: self.deny()),
                 ),
                 self.status,
             ],
             layout=w.Layout(**_BOX),
         )
+
+    def deny(self, note: str = "denied", by: str | None = "you") -> None:
+        """Answer "deny", as the Deny button does; ``by=None``: nobody answered (the view
+        that asked was closed, or its deadline passed)."""
+        self._finish("deny", note, by)
 
 
 def _yes_no(value: Any) -> str:
@@ -365,7 +369,7 @@ class ProgressCard:
 
     def __init__(self, server: str, tool: str, cancel: Callable[[], None]) -> None:
         self.bar = w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="50%"))
-        self.label = w.HTML(f"<code>{escape(server)}.{escape(tool)}</code>")
+        self.label = w.HTML(f"<code>{escape(server)}.{escape_name(tool)}</code>")
         self.button = w.Button(description="Cancel", button_style="warning")
 
         def on_cancel(_: Any) -> None:
@@ -374,7 +378,7 @@ class ProgressCard:
 
         self.button.on_click(on_cancel)
         self.widget = w.HBox([self.bar, self.button, self.label])
-        self.prefix = f"<code>{escape(server)}.{escape(tool)}</code> "
+        self.prefix = f"<code>{escape(server)}.{escape_name(tool)}</code> "
 
     def update(self, progress: float, total: float | None, message: str | None) -> None:
         if total:

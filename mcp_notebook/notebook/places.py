@@ -2,6 +2,10 @@
 needs visited): the cell's output, or, in a task that runs outside any cell (a form's Run,
 started by a click), the place that task set, since it has no cell whose output a
 display() or print() would reach.
+
+A line said in a kernel's cell is stream output, where JupyterLab makes links of addresses:
+each one the link policy refuses is shown broken (``cell_text``). A line in a task's place
+is escaped HTML (``Line``), which it does not linkify.
 """
 
 from __future__ import annotations
@@ -10,14 +14,16 @@ import contextvars
 import sys
 from typing import TYPE_CHECKING, Any, Protocol
 
+from IPython import get_ipython
 from IPython.display import display
 
+from ..core.safety.links import unlinked
 from ..core.safety.text import escape
 
 if TYPE_CHECKING:
     from ipywidgets import Output
 
-__all__ = ["SHOWN_IN", "Line", "OutputPlace", "Place", "say", "show"]
+__all__ = ["SHOWN_IN", "Line", "OutputPlace", "Place", "cell_text", "say", "show"]
 
 
 class Place(Protocol):
@@ -48,12 +54,21 @@ def show(obj: Any, keep: bool = False) -> None:
 
 
 def say(text: str, stderr: bool = False) -> None:
-    """print() a line in the cell, or in the running task's place."""
+    """print() a line in the cell (no address in it a link unless the policy allows it), or
+    in the running task's place."""
     place = SHOWN_IN.get()
     if place is not None:
         place.print(text, stderr)
     else:
-        print(text, file=sys.stderr if stderr else sys.stdout)
+        print(cell_text(text), file=sys.stderr if stderr else sys.stdout)
+
+
+def cell_text(text: str) -> str:
+    """``text`` (a line that may quote a server) as a cell shows it as text: in a kernel, each
+    address the link policy refuses broken (core/safety/links.py ``unlinked``), since
+    JupyterLab and Notebook 7 make links of the addresses in text outputs; on a terminal
+    (terminal IPython) as it is."""
+    return text if getattr(get_ipython(), "kernel", None) is None else unlinked(text)
 
 
 class OutputPlace:
