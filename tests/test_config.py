@@ -271,7 +271,7 @@ def test_client_load_connects_every_server(tmp_path: Path, everything_cmd, monke
     monkeypatch.chdir(tmp_path)
     client = Client()
     try:
-        servers = client.load()
+        servers = client.load(trust=True)  # the folder's own .mcp.json: trusted here (see test_trust.py)
         assert [s.name for s in servers] == ["everything", "time", "broken"]
         assert client["everything"].status is Status.CONNECTED
         assert client["time"].status is Status.CONNECTED
@@ -304,9 +304,8 @@ def test_unsupported_keys_warn_once_each_naming_key_and_server() -> None:
     configs, messages = _parsed_with_warnings(data, source=".mcp.json")
     assert set(configs) == {"local", "remote"}  # nothing failed the load
     assert configs["remote"].oauth == {"client_id": "c"}
+    assert configs["local"].allowed_tools == ["echo"]  # Cline's autoApprove: tools that never ask
     assert sorted(messages) == sorted([
-        ".mcp.json: mcpServers.local: 'autoApprove' is not supported; ignored; tools that never ask are set "
-        "per kernel: MCPMagics.approval_allow or ApprovalPolicy.allow",
         ".mcp.json: mcpServers.local: 'dev' is not supported; ignored",
         ".mcp.json: mcpServers.local: 'headers' does not apply to a stdio server; ignored",
         ".mcp.json: mcpServers.remote.oauth: 'audience' is not supported; ignored (known: clientId, clientSecret, "
@@ -423,7 +422,9 @@ def test_scopes_load_local_over_project_over_user(project: Path) -> None:
     user_file().parent.mkdir(parents=True)
     user_file().write_text(json.dumps(user))
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"b": entry("project"), "c": entry("project")}}))
-    configs = load_scopes()
+    with pytest.warns(ConfigWarning, match=r"not trusted, so not started: b, c; 'b' is your user server, used instead"):
+        assert load_scopes()["b"].source == "user"  # the project's, until the folder is trusted
+    configs = load_scopes(trusting=True)
     assert {name: (c.source, c.args[0]) for name, c in configs.items()} == {
         "a": ("user", "user"),
         "b": ("project", "project"),
@@ -456,9 +457,10 @@ def test_saving_keeps_other_entries_and_keys_and_writes_references_not_secrets(
         request_timeout=120,
     )
     saved = save_server(stdio, "project")
-    assert saved.path == shared and saved.variables == ["API_KEY", "TOOL_API_TOKEN"]
+    assert saved.path == shared and [v.name for v in saved.variables] == ["API_KEY", "TOOL_API_TOKEN"]
     saved = save_server(remote, "project", refs={"headers.Authorization": "Bearer ${MY_TOKEN}"})
-    assert saved.variables == ["REMOTE_API_KEY", "REMOTE_CLIENT_SECRET", "REMOTE_PASSWORD", "REMOTE_X_API_KEY"]
+    assert [v.name for v in saved.variables] == ["REMOTE_API_KEY", "REMOTE_CLIENT_SECRET", "REMOTE_PASSWORD",
+                                                 "REMOTE_X_API_KEY"]  # fmt: skip
     text = shared.read_text()
     assert not [name for name, value in secrets.items() if value in text]
     data = json.loads(text)
@@ -485,7 +487,7 @@ def test_saving_keeps_other_entries_and_keys_and_writes_references_not_secrets(
                         "REMOTE_X_API_KEY": secrets["HEADER"]}.items():  # fmt: skip
         monkeypatch.setenv(name, value)
     with pytest.warns(ConfigWarning, match=r"mcpServers\.other: 'extra' is not supported; ignored"):
-        loaded = load_scopes()
+        loaded = load_scopes(trusting=True)  # a file that was there before: trusted here (see test_trust.py)
     for config in (stdio, remote):
         again = loaded[config.name]
         assert again.source == "project"
@@ -537,7 +539,7 @@ def test_disabled_server_waits_for_restart_and_a_per_server_timeout_applies(proj
     client = Client(settings=Settings(request_timeout=30))
     client.approval.mode = "never"
     try:
-        demo, slow = client.load()
+        demo, slow = client.load(trust=True)
         assert demo.status is Status.DISABLED and demo.pid is None
         assert {r["name"]: (r["status"], r["source"]) for r in client.status()} == {
             "demo": ("disabled", "project"),

@@ -75,3 +75,34 @@ def test_a_card_s_outcome_is_logged_without_what_was_typed(logged: pytest.LogCap
     button(card, "Accept").click()
     lines = [r.getMessage() for r in logged.records if r.name == "mcp_notebook.notebook"]
     assert len(lines) == 1 and "→ sent by you" in lines[0] and "Ada Lovelace" not in lines[0], lines
+
+
+def test_httpx_info_lines_carry_no_secret_of_a_server_url(
+    caplog: pytest.LogCaptureFixture, demo_http: str, client: Client
+) -> None:
+    """httpx logs each request's URL at INFO: a password and an ``?api_key=`` in a server's
+    URL are masked there as in reprs (a filter on the loggers of the libraries we use)."""
+    password, key = "pw-5Yh2Kq9Lz", "ak-8Rt3Xw6Mn"
+    url = demo_http.replace("http://", f"http://ada:{password}@") + f"?api_key={key}&region=eu"
+    caplog.set_level(logging.INFO)
+    server = client.add("remote", url=url)
+    assert server.call_tool("query_penguins", {"limit": 1}).structured["count"] == 344
+    lines = [r.getMessage() for r in caplog.records]
+    sent = [line for line in lines if line.startswith("HTTP Request: POST")]
+    assert sent and all("ada:***@" in line and "api_key=***" in line and "region=eu" in line for line in sent), sent
+    assert not [line for line in lines if password in line or key in line]
+    formatted = logging.Formatter("%(name)s %(message)s")
+    assert not [r for r in caplog.records if password in formatted.format(r) or key in formatted.format(r)]
+
+
+@pytest.mark.parametrize("child", ["httpcore.http11", "httpcore.connection", "httpx"])
+def test_a_library_s_child_logger_masks_a_secret_url(caplog: pytest.LogCaptureFixture, child: str) -> None:
+    """A logger's filter does not see its children's records: httpcore logs through
+    ``httpcore.http11``, ``httpcore.connection`` …, each masked too."""
+    import mcp_notebook.core.loggers  # noqa: F401  (puts the filters on, as any use of the package does)
+
+    password, key = "pw-3Nq7Lz2Vk", "ak-9Wm4Rx1Tb"
+    caplog.set_level(logging.DEBUG, logger=child)
+    logging.getLogger(child).debug("send_request url=%s", f"http://ada:{password}@127.0.0.1:9/mcp?api_key={key}")
+    lines = [r.getMessage() for r in caplog.records if r.name == child]
+    assert lines == ["send_request url=http://ada:***@127.0.0.1:9/mcp?api_key=***"], lines

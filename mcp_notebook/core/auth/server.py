@@ -20,7 +20,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 
 from ...errors import AuthError
+from ..safety.detect import mask_secrets
 from ..safety.links import is_loopback
+from ..safety.redact import Mask, sent_secrets
 from .assertion import ASSERTION_TYPE
 from .discovery import Discovery, origin, response_json
 from .dpop import DPoP
@@ -143,7 +145,7 @@ def code_from(server: str, landed: str, state: str, issuer: str, iss_required: b
             "(RFC 9207); not using it (log in again, and only through the link shown)"
         )
     if "error" in params:
-        why = params.get("error_description") or params["error"]
+        why = mask_secrets(params.get("error_description") or params["error"])
         raise AuthError(f"server {server!r}: the authorization server refused the login: {why}")
     if "code" not in params:
         raise AuthError(f"server {server!r}: the login answer has no authorization code; try again")
@@ -172,7 +174,7 @@ async def register(
     data = response_json(response)
     if response.status_code >= 400 or "client_id" not in data:
         why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-        raise AuthError(f"server {server!r}: client registration was refused: {why}")
+        raise AuthError(f"server {server!r}: client registration was refused: {mask_secrets(str(why))}")
     return Registration(
         str(data["client_id"]),
         data.get("client_secret"),
@@ -225,8 +227,23 @@ async def token_request(
     data = response_json(response)
     if response.status_code >= 400 or "error" in data:
         why = data.get("error_description") or data.get("error") or f"HTTP {response.status_code}"
-        raise AuthError(f"server {server!r}: {what} was refused: {why}")
+        raise AuthError(f"server {server!r}: {what} was refused: {_sent(client, form)(mask_secrets(str(why)))}")
     return data
+
+
+# Form fields that carry a secret of ours (RFC 6749, 7521, 7523, 8693).
+_SECRET_FIELDS = ("client_secret", "client_assertion", "assertion", "refresh_token", "code", "code_verifier",
+                  "subject_token", "actor_token", "password")  # fmt: skip
+
+
+def _sent(client: Registration, form: dict[str, str]) -> Mask:
+    """What a token request sent that is secret, as an authorization server may quote it
+    back in an error: its secret form fields and the client's Basic credentials."""
+    values = [v for k, v in form.items() if k in _SECRET_FIELDS]
+    if client.client_secret:
+        basic = base64.b64encode(f"{client.client_id}:{client.client_secret}".encode()).decode()
+        values += [client.client_secret, basic]
+    return sent_secrets(values=values)
 
 
 def _error(response: httpx.Response) -> object:

@@ -1,9 +1,11 @@
 """A server config written back as a config-file entry: secrets as ``${VAR}`` references,
 never their values.
 
-What looks secret is decided by the same rules that hide values in reprs (redact.py):
-env vars, headers, option arguments and URL query parameters with secret-looking names, a
-URL's password, an OAuth client secret, a ``Bearer …`` value.
+What looks secret is decided by the same rules that hide values in reprs (redact.py,
+detect.py): env vars, headers, option arguments and URL query parameters with
+secret-looking names, an OAuth client secret, a ``Bearer …`` value; and secrets found by
+their value wherever they are (a URL's password or path key, a token inside a JSON env
+value, ``ghp_…``), each replaced in place by its own reference.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from typing import Any, NamedTuple
 
-from ..safety.redact import is_secret_name, replace_secret_args
+from ..safety.detect import is_secret_setting, replace_secrets
+from ..safety.redact import replace_secret_args
 from .servers import ServerConfig
 
 _REFERENCE = re.compile(r"\$\{[^}]*\}")
@@ -31,36 +33,58 @@ def variable_name(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", "_".join(parts)).strip("_").upper()
 
 
+class Variable(NamedTuple):
+    """A variable a saved secret now refers to: its ``name``, and ``where`` the secret was
+    (``env API_KEY``, ``argument 3``, ``header X-Api-Key``), for the line that asks the
+    person to set it."""
+
+    name: str
+    where: str
+
+
 class _Secrets:
     """Replaces secret values by references, remembering which variables they need."""
 
     def __init__(self) -> None:
         self.values: dict[str, str] = {}  # variable -> the value it stands for (in memory only)
+        self.where: dict[str, str] = {}
 
-    def ref(self, variable: str, value: str) -> str:
+    def ref(self, variable: str, value: str, where: str) -> str:
         if _REFERENCE.search(value):
             return value  # already a reference (or holds one): as written
-        self.values.setdefault(variable, value)
+        for known, held in self.values.items():
+            if held == value:
+                return f"${{{known}}}"
+        base, n = variable, 2
+        while variable in self.values:  # another secret under the same name: a name of its own
+            variable, n = f"{base}_{n}", n + 1
+        self.values[variable] = value
+        self.where[variable] = where
         return f"${{{variable}}}"
 
-    def credential(self, variable: str, value: str) -> str:
+    def credential(self, variable: str, value: str, where: str) -> str:
         """``Bearer abc`` keeps its scheme: ``Bearer ${VAR}``."""
         scheme, space, token = value.partition(" ")
         if space and scheme.lower() in ("bearer", "basic", "token") and token:
-            return f"{scheme} {self.ref(variable, token)}"
-        return self.ref(variable, value)
+            return f"{scheme} {self.ref(variable, token, where)}"
+        return self.ref(variable, value, where)
 
-    def missing(self) -> list[str]:
+    def within(self, text: str, server: str, where: str) -> str:
+        """``text`` with each secret found in it by its value (detect.py) as a reference."""
+        return replace_secrets(text, lambda hint, value: self.ref(variable_name(server, hint), value, where))
+
+    def missing(self) -> list[Variable]:
         """Variables that do not hold their value in this environment: set them before loading."""
-        return sorted(name for name, value in self.values.items() if os.environ.get(name) != value)
+        return [Variable(name, self.where[name]) for name in sorted(self.values)
+                if os.environ.get(name) != self.values[name]]  # fmt: skip
 
 
-def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
+def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[Variable]]:
     """The entry for ``config`` in Claude Code's ``.mcp.json`` format, and the variables its
     secrets now refer to that are not set to them here.
 
     ``refs`` gives fields as they were given, by dotted name (``{"headers.Authorization":
-    "Bearer ${TOKEN}", "oauth.client_secret": "${SECRET}", "url": …, "args.2": …}``): a value
+    "Bearer ${TOKEN}", "oauth.client_secret": "${SECRET}", "url": …, "command": …, "args.2": …}``): a value
     that came from an environment variable is saved as that variable.
     """
     refs = dict(refs or {})
@@ -69,14 +93,16 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
     entry: dict[str, Any] = {}
     if config.transport == "stdio":
         entry["type"] = "stdio"
-        entry["command"] = config.command
+        entry["command"] = refs.get("command") or config.command  # a ${VAR} in it as written
         if config.args:
-            args = _args(config.args, server, secrets)
-            entry["args"] = [refs.get(f"args.{i}") or arg for i, arg in enumerate(args)]
+            # An argument as written where it holds a ${VAR}; any literal secret becomes one too.
+            entry["args"] = _args([refs.get(f"args.{i}") or a for i, a in enumerate(config.args)], server, secrets)
         if config.env:
             # A secret env var refers to the variable of its own name: the server reads that.
             entry["env"] = {
-                k: refs.get(f"env.{k}") or (secrets.ref(variable_name(k), v) if is_secret_name(k) else v)
+                k: secrets.ref(variable_name(k), v, f"env {k}")
+                if f"env.{k}" not in refs and is_secret_setting(k)
+                else secrets.within(refs.get(f"env.{k}") or v, server, f"env {k}")
                 for k, v in config.env.items()
             }
         if config.cwd:
@@ -85,11 +111,12 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
         # Claude Code reads an entry without a type as stdio: always write one ("auto", not
         # yet resolved by a connection, is written as Streamable HTTP).
         entry["type"] = config.transport if config.transport in ("http", "sse") else "http"
-        entry["url"] = refs.get("url") or _url(str(config.url), server, secrets)
+        entry["url"] = secrets.within(refs.get("url") or str(config.url), server, "the URL")
         if config.headers:
             entry["headers"] = {
-                k: refs.get(f"headers.{k}")
-                or (secrets.credential(_header_variable(server, k), v) if _secret_header(k, v) else v)
+                k: secrets.credential(_header_variable(server, k), v, f"header {k}")
+                if f"headers.{k}" not in refs and _secret_header(k, v)
+                else secrets.within(refs.get(f"headers.{k}") or v, server, f"header {k}")
                 for k, v in config.headers.items()
             }
         if config.oauth:
@@ -99,7 +126,7 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
                 if f"oauth.{key}" in refs:
                     oauth[name] = refs[f"oauth.{key}"]
                 elif key in ("client_secret", "private_key", "assertion", "id_token", "idp_client_secret"):
-                    oauth[name] = secrets.ref(variable_name(server, key), str(value))
+                    oauth[name] = secrets.ref(variable_name(server, key), str(value), f"oauth {name}")
                 else:
                     oauth[name] = value
             entry["oauth"] = oauth
@@ -120,6 +147,8 @@ def config_entry(config: ServerConfig, refs: Mapping[str, str] | None = None) ->
         entry["disabledTools"] = list(config.disabled_tools)
     if config.max_concurrency is not None:
         entry["maxConcurrency"] = config.max_concurrency
+    if config.allowed_tools:
+        entry["alwaysAllow"] = list(config.allowed_tools)
     return entry, secrets.missing()
 
 
@@ -129,38 +158,19 @@ def _header_variable(server: str, header: str) -> str:
 
 
 def _secret_header(name: str, value: str) -> bool:
-    return is_secret_name(name) or value.lower().startswith("bearer ")
+    return is_secret_setting(name) or value.lower().startswith("bearer ")
 
 
 def _args(args: list[str], server: str, secrets: _Secrets) -> list[str]:
-    """Secrets as redact_args finds them, saved as references: ``--token X``, ``TOKEN=X``, ``Bearer X``."""
+    """Secrets as redact_args finds them, saved as references: ``--token X``, ``TOKEN=X``,
+    ``Bearer X``, and any found by its value (detect.py)."""
 
     def reference(name: str, value: str, whole: bool) -> str:
         save = secrets.credential if whole else secrets.ref
-        return save(variable_name(server, name), value)
+        return save(variable_name(server, name), value, f"option {name}")
 
-    return replace_secret_args(args, reference)
-
-
-def _url(url: str, server: str, secrets: _Secrets) -> str:
-    """A URL's password and secret-looking query values as references."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        user, colon, password = userinfo.partition(":")
-        if colon:
-            netloc = f"{user}:{secrets.ref(variable_name(server, 'password'), password)}@{host}"
-    query = parts.query
-    if query and any(is_secret_name(k) for k, _ in parse_qsl(query, keep_blank_values=True)):
-        pieces = []
-        for piece in query.split("&"):
-            key, eq, value = piece.partition("=")
-            if eq and is_secret_name(key):
-                piece = f"{key}={secrets.ref(variable_name(server, key), value)}"
-            pieces.append(piece)
-        query = "&".join(pieces)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    named = replace_secret_args(args, reference)
+    return [secrets.within(arg, server, f"argument {at}") for at, arg in enumerate(named, 1)]
 
 
-__all__ = ["config_entry", "variable_name"]
+__all__ = ["Variable", "config_entry", "variable_name"]

@@ -6,41 +6,56 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-REDACTED = "***"
-_SHORTEST = 4  # a secret value shorter than this is not masked (it would mask ordinary words)
-
-_SECRET_WORDS = re.compile(
-    r"(token|secret|passw(or)?d|api[-_]?key|auth|credential|bearer|cookie|session[-_]?id|private[-_]?key|assertion)",
-    re.IGNORECASE,
+from .detect import (
+    REDACTED,
+    SHORTEST,
+    is_secret_name,
+    is_secret_parameter,
+    is_secret_setting,
+    mask_secrets,
+    secret_spans,
 )
 
-
-def is_secret_name(name: str) -> bool:
-    """Whether a header, env var or option name usually carries a secret."""
-    return bool(_SECRET_WORDS.search(name))
+_NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")  # an option's or a variable's name
 
 
 def redact_mapping(values: Mapping[str, str]) -> dict[str, str]:
-    return {k: (REDACTED if is_secret_name(k) else v) for k, v in values.items()}
+    """Env vars or headers fit to show: secret-looking names' values hidden, and secrets
+    found in the other values by their shape (detect.py)."""
+    return {k: (REDACTED if is_secret_setting(k) else mask_secrets(v)) for k, v in values.items()}
 
 
-def redact_url(url: str) -> str:
-    """Hide a password in the URL and the values of secret-looking query parameters
-    (``?api_key=…``, ``&token=…``)."""
+# A URI's parts, unchecked (RFC 3986, appendix B): what urlsplit refuses still splits.
+_URL_PARTS = re.compile(r"(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?", re.DOTALL)
+
+
+def _split_unchecked(url: str) -> tuple[str, str, str, str, str]:
+    """``urlsplit``'s five parts, for an address it refuses (it matches any text)."""
+    found = _URL_PARTS.fullmatch(url)
+    parts = found.group(2, 4, 5, 7, 9) if found else (None, None, url, None, None)
+    return tuple(part or "" for part in parts)  # type: ignore[return-value]
+
+
+def redact_url(url: str, *, paths: bool = False) -> str:
+    """Hide a password in the URL, the values of secret-looking query parameters
+    (``?api_key=…``, ``&token=…``, ``?code=…``) and secrets of known shapes (``ghp_…``).
+    ``paths``: keys in its path too (detect.py), for a URL a person configured for a
+    server; a resource's URI names content (``/file/d/<id>/view``): left as it is."""
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-    parts = urlsplit(url)
-    netloc = parts.netloc
+    try:
+        scheme, netloc, path, query, fragment = urlsplit(url)
+    except ValueError:  # brackets that hold no IP address (https://[x]/): split as RFC 3986 does
+        scheme, netloc, path, query, fragment = _split_unchecked(url)
     if "@" in netloc:
         userinfo, _, host = netloc.rpartition("@")
         user = userinfo.partition(":")[0]
         netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
-    query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
-        if any(is_secret_name(k) for k, _ in pairs):
-            query = urlencode([(k, REDACTED if is_secret_name(k) else v) for k, v in pairs], safe="*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        if any(is_secret_parameter(k) for k, _ in pairs):
+            query = urlencode([(k, REDACTED if is_secret_parameter(k) else v) for k, v in pairs], safe="*")
+    return mask_secrets(urlunsplit((scheme, netloc, path, query, fragment)), paths=paths)
 
 
 def replace_secret_args(args: Iterable[str], replace: Callable[[str, str, bool], str]) -> list[str]:
@@ -55,9 +70,9 @@ def replace_secret_args(args: Iterable[str], replace: Callable[[str, str, bool],
             option = None
             continue
         name, eq, value = arg.partition("=")
-        if eq and is_secret_name(name):
+        if eq and _NAME.fullmatch(name) and is_secret_setting(name):  # not a URL's ?key=: detect.py finds that
             out.append(f"{name}={replace(name.lstrip('-'), value, False)}")
-        elif arg.startswith("-") and is_secret_name(arg) and not arg.startswith("--no-"):  # --no-auth: a switch
+        elif arg.startswith("-") and is_secret_setting(arg) and not arg.startswith("--no-"):  # --no-auth: a switch
             out.append(arg)
             option = arg.lstrip("-")
         elif arg.lower().startswith("bearer "):
@@ -68,8 +83,9 @@ def replace_secret_args(args: Iterable[str], replace: Callable[[str, str, bool],
 
 
 def redact_args(args: Iterable[str]) -> list[str]:
-    """Hide values of secret-looking options: ``--token X``, ``--api-key=X``, ``TOKEN=X``."""
-    return replace_secret_args(args, lambda name, value, whole: REDACTED)
+    """Hide values of secret-looking options (``--token X``, ``--api-key=X``, ``TOKEN=X``)
+    and secrets found in any argument by their shape (a URL's password, ``ghp_…``; detect.py)."""
+    return [mask_secrets(arg) for arg in replace_secret_args(args, lambda name, value, whole: REDACTED)]
 
 
 def secret_values(args: Iterable[str] = (), env: Mapping[str, str] | None = None) -> list[str]:
@@ -82,11 +98,26 @@ def secret_values(args: Iterable[str] = (), env: Mapping[str, str] | None = None
         found.append(value.split(" ", 1)[1] if whole and " " in value else value)
         return value
 
+    args = list(args)
     replace_secret_args(args, keep)
-    found += [v for k, v in (env or {}).items() if is_secret_name(k)]
+    found += [v for k, v in (env or {}).items() if is_secret_setting(k)]
+    for text in [*args, *(env or {}).values()]:
+        found += [text[span.start : span.end] for span in secret_spans(text)]
     # Not secrets, whatever their names say: an option after `--no-auth`, a switch's value.
     return [v for v in found if not v.startswith("-") and v.lower() not in ("true", "false", "yes", "no", "on", "off")
             and not v.replace(".", "", 1).isdigit()]  # fmt: skip
+
+
+def sent_secrets(fields: Iterable[tuple[str, str]] = (), values: Iterable[str] = ()) -> Mask:
+    """Masks what a request sent that is secret, as a server may quote it back in an error:
+    the values of secret-looking ``fields`` (headers, query parameters, form fields) and the
+    credential of a ``Bearer …``/``Basic …`` one, and ``values``; each as sent and URL-encoded."""
+    from urllib.parse import quote, quote_plus
+
+    found = [v for k, v in fields if v and is_secret_parameter(k)]
+    found += [v.partition(" ")[2] for v in found if " " in v]
+    found += [v for v in values if v]
+    return Mask([*found, *(quote_plus(v) for v in found), *(quote(v, safe="") for v in found)])
 
 
 class Mask:
@@ -99,7 +130,7 @@ class Mask:
     ``unfinished`` hides such an end where a piece is shown before the rest comes."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self.secrets = sorted({s for s in secrets if len(s) >= _SHORTEST}, key=len, reverse=True)
+        self.secrets = sorted({s for s in secrets if len(s) >= SHORTEST}, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
@@ -119,7 +150,7 @@ class Mask:
         characters that is the start of a secret masked too (shorter ones would mask
         ordinary endings)."""
         shown, kept = self.cut(text)
-        return shown + (REDACTED if len(kept) >= _SHORTEST else kept)
+        return shown + (REDACTED if len(kept) >= SHORTEST else kept)
 
     def _start_at_end(self, text: str) -> int:
         """The length of the longest end of ``text`` that is the start of a secret (0: none)."""

@@ -101,7 +101,7 @@ class SseTransport(HttpTransport):
         client = self._client
         if client is None or self._closed:
             raise self._gone()
-        shown = redact_url(self.endpoint)
+        shown = redact_url(self.endpoint, paths=True)
         try:
             auth = await self.auth.header("POST", self.endpoint) if self.auth else {}
             headers = {"Content-Type": "application/json", **auth}

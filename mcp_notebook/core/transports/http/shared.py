@@ -21,7 +21,8 @@ import httpx
 
 from ....errors import MCPError, NotSent, ProtocolError, ServerExited, StartupError, TransportError
 from ...auth.oauth import OAuth
-from ...safety.redact import redact_url
+from ...safety.detect import mask_secrets
+from ...safety.redact import redact_url, sent_secrets
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, Limit, MessageSink, Transport, as_limit
 from ..inbox import Inbox
 from .eventstream import Event, EventTooLarge, events
@@ -65,10 +66,15 @@ class AuthChallenge(HttpStatusError):
 
 
 def short_body(response: httpx.Response) -> str:
-    """What an error answer said, in a few words (it has been read)."""
+    """What an error answer said, in a few words (it has been read), with any secret the
+    request sent masked: a server may quote the request's headers back."""
     text = response.text.strip().replace("\n", " ")
     if response.headers.get("content-type", "").startswith("text/html"):
         return "an HTML page"
+    sent = response.request
+    text = sent_secrets([*sent.headers.items(), *sent.url.params.multi_items()], [sent.url.password or ""])(
+        mask_secrets(text)
+    )
     return repr(text[:200]) if text else "no body"
 
 
@@ -94,7 +100,7 @@ def unsendable(value: str) -> str | None:
 def _shown_url(url: str) -> str:
     """A URL a server named, fit for a one-line message: anything but visible ASCII
     percent-encoded, secrets hidden, and not too long."""
-    shown = redact_url(quote(url, safe="!#$%&'()*+,/:;=?@[]~"))
+    shown = redact_url(quote(url, safe="!#$%&'()*+,/:;=?@[]~"), paths=True)
     return shown if len(shown) <= 200 else shown[:200] + "…"
 
 
@@ -169,7 +175,7 @@ class HttpTransport(Transport):
     ) -> None:
         self.auth = auth  # OAuth for this server, or None
         self.url = url  # may hold a secret (?api_key=…): messages use self.shown
-        self.shown = redact_url(url)
+        self.shown = redact_url(url, paths=True)
         self.headers = dict(headers or {})  # may hold secrets: never shown
         self.limit = as_limit(max_message_size)
         self.timeout = timeout  # connecting, and waiting for an answer to start
