@@ -124,11 +124,14 @@ def test_a_saved_server_by_name_in_every_format(cli_home: dict[str, str], tmp_pa
     text, _ = cli("templates", "demo", cwd=tmp_path, env=cli_home)
     assert text.splitlines()[0].split() == ["server", "uri_template", "name", "title", "mime_type", "description"]
     assert text.splitlines()[1].split()[:2] == ["demo", "penguins://species/{species}.csv"]
-    # A project's .mcp.json is read too, and a name there takes project over user.
+    # A project's .mcp.json is read too, once the folder is trusted (test_trust.py), and a
+    # name there then takes project over user, saying so.
     project = {"command": sys.executable, "args": ["-m", "mcp_notebook.demo"], "disabledTools": ["plot_*"]}
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": project}}))
-    names = [t["name"] for t in data("tools", "demo", cwd=tmp_path, env=cli_home)]  # type: ignore[index]
+    out, notes = cli("--trust", "--format", "json", "tools", "demo", cwd=tmp_path, env=cli_home)
+    names = [t["name"] for t in json.loads(out)]
     assert "plot_penguins" not in names and "query_penguins" in names
+    assert "project server 'demo' replaces your user server of that name" in notes
     _, notes = cli("remove", "demo", "--save", "user", cwd=tmp_path, env=cli_home)
     assert "removed demo from" in notes
     assert not json.loads((tmp_path / "config" / "mcp.json").read_text())["mcpServers"]

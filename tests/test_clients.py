@@ -18,7 +18,7 @@ from support.shells import extension_loaded, line, run
 
 from mcp_notebook import Client, ConfigWarning
 from mcp_notebook.core.config.clients import CLIENTS, places, read_client
-from mcp_notebook.core.config.scopes import CONFIG_DIR_ENV, user_file
+from mcp_notebook.core.config.scopes import CONFIG_DIR_ENV, trust_project, user_file
 
 TOKEN = "tok-5e3c7a-never-shown"
 
@@ -74,7 +74,8 @@ def test_each_clients_files_where_its_documentation_puts_them(platform: str, exp
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home and a project folder (the current one) holding every client's files."""
+    """A home and a project folder (the current one) holding every client's files; the
+    person trusts the project folder (its files are theirs: test_trust.py tries a cloned one)."""
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     for name in ("HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "APPDATA"):
@@ -152,6 +153,8 @@ enabled = false
 startup_timeout_ms = 20000
 """,
     )
+    monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "ours"))  # trusted, and saved, here
+    assert trust_project(project) == project / ".mcp.json"
     return home
 
 
@@ -168,7 +171,8 @@ def test_each_clients_dialect_reads_as_ours() -> None:
     assert desktop["penguins"].config.args == ["-m", "mcp_notebook.demo"] and not said
 
     code, said = read("claude-code")
-    assert list(code) == ["shared", "mine"] and code["mine"].config.env == {"LEVEL": "local"} and not said
+    assert list(code) == ["shared", "mine"] and code["mine"].config.env == {"LEVEL": "local"}
+    assert said == [f"{Path.cwd() / '.mcp.json'}: project server 'mine' replaces your user server of that name"]
     assert code["mine"].place.scope == "local"
 
     cursor, _ = read("cursor")
@@ -203,7 +207,6 @@ def test_each_clients_dialect_reads_as_ours() -> None:
 def test_load_from_lists_files_shows_a_dry_run_and_saves_references(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path / "ours"))  # saved here, not in the session's user scope
     with extension_loaded() as ip:
         files = line(ip, "load --from")
         assert isinstance(files, pd.DataFrame) and set(files["client"]) == set(CLIENTS)
@@ -236,7 +239,7 @@ def test_load_from_cursor_connects_its_servers(tmp_path: Path, monkeypatch: pyte
     (tmp_path / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"penguins": entry}}))
     client = Client()
     try:
-        (server,) = client.load_from("cursor")
+        (server,) = client.load_from("cursor", trust=True)  # the person's own folder
         assert server.name == "penguins" and server.server_info["name"] == "penguins"
         assert server.config.source == str(tmp_path / ".cursor" / "mcp.json")
     finally:
@@ -294,6 +297,7 @@ def test_an_entry_we_cannot_read_is_skipped_and_the_rest_load_and_save_as_writte
     }}))  # fmt: skip
     (tmp_path / ".codex").mkdir()
     (tmp_path / ".codex/config.toml").write_text('[mcp_servers.typo]\ncommand = "x"\nstartup_timeout_ms = "5000"\n')
+    trust_project(tmp_path)  # the person's own folder (an untrusted one expands nothing, so finds no error)
     found, said = read("vscode")
     assert sorted(found) == ["fine", "remote"]
     assert any("servers.asks" in s and "${input:key}" in s and s.endswith("skipped") for s in said), said
@@ -307,3 +311,12 @@ def test_an_entry_we_cannot_read_is_skipped_and_the_rest_load_and_save_as_writte
     saved = json.loads(text)["mcpServers"]
     assert saved["fine"]["args"] == ["--header", "Authorization: Bearer ${DOCS_TOKEN}"]
     assert saved["remote"]["url"] == "https://r.example/${DOCS_TOKEN}/mcp"
+
+
+def test_every_project_file_a_client_reads_is_one_folder_trust_knows(tmp_path: Path) -> None:
+    """--trust trusts the folder's project files (trust.PROJECT_FILES): every client's project
+    place is one of them, so none is left out of it."""
+    from mcp_notebook.core.config.trust import PROJECT_FILES
+
+    project = [p for c in CLIENTS for p in places(c, home=tmp_path / "h", project=tmp_path) if p.scope == "project"]
+    assert {p.name for p in project} == set(PROJECT_FILES) and all(p.folder == tmp_path for p in project)

@@ -21,7 +21,7 @@ from support.shells import in_notebook_folder, line, run
 from support.waiting import wait_for
 
 from mcp_notebook import Client, ProtocolError, RPCError, get_client
-from mcp_notebook.commands.display import ServerStatus
+from mcp_notebook.commands.serverdisplay import ServerStatus
 from mcp_notebook.core.config.scopes import user_file
 from mcp_notebook.core.config.servers import parse_config
 from mcp_notebook.core.session import handshake
@@ -250,7 +250,7 @@ def test_status_and_list_show_the_version_the_era_and_how_it_was_chosen(
 def test_config_protocol_key_loads_lists_and_saves(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
     later = {"command": "python", "args": DEMO[1:], "protocol": "2025-06-18", "disabled": True}
     Path(".mcp.json").write_text(json.dumps({"mcpServers": {"later": later}}))
-    run(ip, "%mcp load")
+    run(ip, "%mcp load --trust")
     # Before it connects, the list shows what it is pinned to.
     assert line(ip, "list").set_index("name").loc["later", "protocol"] == "2025-06-18"
     line(ip, "restart later")

@@ -365,7 +365,7 @@ def test_load_connects_every_server_of_a_config_file(
     capsys.readouterr()
     monkeypatch.chdir(tmp_path)
     try:
-        run(ip, "%mcp load")  # ./.mcp.json by default
+        run(ip, "%mcp load --trust")  # ./.mcp.json by default (written here: trusted; see test_trust.py)
         out = capsys.readouterr().out
         assert "✓ time: mcp-time" in out and "✗ crashy" in out and "MY_API_KEY" in out
         frame = run(ip, "%mcp list").set_index("name")

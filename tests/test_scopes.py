@@ -116,11 +116,12 @@ def test_saved_secrets_are_references(
         out = lines(capsys)
         assert out[1:3] == [
             f"saved remote to {user_file()} (user scope)",
-            "note: secrets were saved as ${VAR} references, not values: set REMOTE_X_API_KEY before %mcp load",
+            "note: set REMOTE_X_API_KEY before %mcp load: header X-Api-Key of remote is saved as"
+            " ${REMOTE_X_API_KEY}, not its secret value",
         ]
         assert out[-2:] == [
             f"saved local to {user_file()} (user scope)",
-            "note: secrets were saved as ${VAR} references, not values: set API_KEY before %mcp load",
+            "note: set API_KEY before %mcp load: env API_KEY of local is saved as ${API_KEY}, not its secret value",
         ]
         text = user_file().read_text()
         assert token not in text and key not in text and env_secret not in text
@@ -153,16 +154,15 @@ def test_load_shows_disabled_servers_and_unsupported_keys(
         "off": {"command": "python", "args": ["-m", "mcp_notebook.demo"], "disabled": True, "autoApprove": ["x"]},
         "on": {"command": node, "args": args, "timeout": 60},
     }}))  # fmt: skip
-    run(ip, "%mcp load")
+    run(ip, "%mcp load --trust")  # a file written here: trusted (test_trust.py asks first)
     out = lines(capsys)
-    assert out[:3] == [
-        f"⚠ {project}: mcpServers.off: 'autoApprove' is not supported; ignored; tools that never ask are set per "
-        "kernel: MCPMagics.approval_allow or ApprovalPolicy.allow",
+    assert out[:2] == [
         f"⚠ {project}: mcpServers.on.timeout: 60 is in milliseconds, and below 1000 it is ignored; write 60000 for "
         "60 s",
         "○ off: disabled (project); %mcp restart off connects it",
     ]
-    assert out[3].startswith("✓ on: mcp-servers/everything") and len(out) == 4
+    assert out[2].startswith("✓ on: mcp-servers/everything") and len(out) == 3
+    assert get_client()["off"].config.allowed_tools == ["x"]  # Cline's autoApprove: tools that never ask
     frame = line(ip, "list").set_index("name")
     assert frame.loc["off", "status"] == "disabled" and frame.loc["on", "status"] == "connected"
     with pytest.raises(UsageError, match=r"server 'off' is not connected \(disabled\); %mcp restart off"):
@@ -194,7 +194,7 @@ def test_python_is_the_kernels_python_when_its_venv_is_not_on_path(tmp_path: Pat
         assert "✓ demo: penguins 1.0.0" in added, added
         status = text_of(kernel.run("%mcp status demo"))
         assert f"python → {sys.executable} -m mcp_notebook.demo" in status
-        loaded = text_of(kernel.run("%mcp load"))
+        loaded = text_of(kernel.run("%mcp load --trust"))
         assert "✓ fromfile: penguins 1.0.0" in loaded, loaded
     finally:
         kernel.close()

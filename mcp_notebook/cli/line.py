@@ -5,10 +5,11 @@ looks, which config file, and the server given on the line (a command after ``--
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 from urllib.parse import urlsplit
 
+from ..commands.parsing import seconds
 from ..errors import ArgumentError
 from .output import FORMATS
 
@@ -56,6 +57,8 @@ class Line:
     startup_timeout: float | None
     help: bool
     version: bool
+    trust: bool = False  # trust this folder's ./.mcp.json (its project servers) as it is now
+    allow: list[str] = field(default_factory=list)  # SERVER.TOOL globs that run without asking
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,7 +72,9 @@ def _common() -> _Parser:
     parser.add_argument("--config", metavar="PATH")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--root", action="append", default=[])
-    parser.add_argument("--startup-timeout", type=float, metavar="S")
+    parser.add_argument("--startup-timeout", type=seconds, metavar="S")
+    parser.add_argument("--trust", action="store_true")
+    parser.add_argument("--allow", action="append", default=[], metavar="SERVER.TOOL")
     parser.add_argument("-h", "--help", action="store_true")
     parser.add_argument("--version", action="store_true")
     return parser
@@ -104,13 +109,26 @@ def read_line(argv: list[str]) -> Line:
     if subcommand == "add":  # its options are its own, and so is its --
         tokens = rest[1:] + (["--", *command] if command is not None else [])
         return Line(subcommand, tokens, opts.format, opts.config, not opts.no_browser, None, opts.root,
-                    opts.startup_timeout, opts.help, opts.version)  # fmt: skip
+                    opts.startup_timeout, opts.help, opts.version, opts.trust, _allowed(opts.allow))  # fmt: skip
     _given_options(parser)
     opts, rest = parser.parse_known_args(head)
     subcommand = _subcommand(rest)
     given = _given(opts, command)
     return Line(subcommand, rest[1:], opts.format, opts.config, not opts.no_browser, given, opts.root,
-                opts.startup_timeout, opts.help, opts.version)  # fmt: skip
+                opts.startup_timeout, opts.help, opts.version, opts.trust, _allowed(opts.allow))  # fmt: skip
+
+
+def _allowed(values: list[str]) -> list[str]:
+    """``--allow`` values (repeatable, comma-separated), each ``SERVER.TOOL`` (globs: ``demo.delete_*``)."""
+    out = []
+    for value in values:
+        for item in value.split(","):
+            item = item.strip()
+            server, dot, tool = item.partition(".")
+            if not (server and dot and tool):
+                raise ArgumentError(f"--allow {item!r}: give SERVER.TOOL (globs too: demo.delete_*, '*.read_*')")
+            out.append(item)
+    return out
 
 
 def _subcommand(rest: list[str]) -> str | None:

@@ -18,13 +18,13 @@ from .. import commands
 from ..commands import Context, Deferred
 from ..core.safety.text import printable
 from ..core.types import CallResult
-from ..errors import ArgumentError, MCPError
+from ..errors import ArgumentError, ConfigError, MCPError
 from ..runtime import Client
 from ..version import __version__
 from . import exits
 from .asking import LineInteraction
 from .line import IN_NOTEBOOK, OFFERED, Line, read_line
-from .output import render
+from .output import Output, output
 from .source import LineSource
 
 __all__ = ["main", "overview"]
@@ -65,6 +65,11 @@ def overview() -> str:
         "  --root PATH        offer this folder to the servers as a root (repeatable; none by default)",
         "  --no-browser       a login prints its address only (default: open it when a browser is at hand)",
         "  --startup-timeout S  seconds a server may take to start (default 30)",
+        "  --trust            trust this folder as it is now: the servers of its project files (./.mcp.json,",
+        "                     .cursor/mcp.json, .vscode/mcp.json …) may start (remembered; without it they",
+        "                     are listed as untrusted, and a terminal asks; docs/security.md)",
+        "  --allow SERVER.TOOL  run this tool without asking, though annotated destructive (repeatable,",
+        '                     comma-separated, globs: demo.delete_*; saved config: "alwaysAllow": [TOOL, …])',
         "  -h, --help         this help; SUBCOMMAND --help: that subcommand's",
         "  --version          the version",
         "",
@@ -129,6 +134,17 @@ def _run(line: Line) -> int:
         client.set_roots(line.roots)
     if line.startup_timeout is not None:
         client.settings.startup_timeout = line.startup_timeout
+    for item in line.allow:
+        server, _, tool = item.partition(".")
+        client.approval.allow.setdefault(server, []).append(tool)
+    if line.trust:
+        try:
+            trusted = client.trust_folder()
+        except ConfigError as e:
+            _error(e)
+            return exits.exit_code(e)
+        if trusted is not None:
+            _note(f"trusted {trusted} as it is now (remembered; a changed file is asked about again)")
     ctx = Context(client, {}, out=_note, literal=True)
     source = LineSource(ctx, line.given, line.config, _note, connect=line.subcommand not in UNCONNECTED)
     ctx.source = source
@@ -144,14 +160,18 @@ def _run(line: Line) -> int:
                 value = value.run()
         error = isinstance(value, CallResult) and value.is_error
         # A tool's error has no table: its text says what went wrong.
-        text = render(value, "text" if error and line.fmt in ("csv", "markdown") else line.fmt,
-                      terminal=sys.stdout.isatty())  # fmt: skip
+        shown = output(value, "text" if error and line.fmt in ("csv", "markdown") else line.fmt,
+                       terminal=sys.stdout.isatty())  # fmt: skip
     except MCPError as e:
         _error(e)
         return exits.exit_code(e)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except RecursionError:  # input nested deeper than the checks that word it (parsing, config files)
+        print(f"{PROG}: a value is nested too deeply to handle (arrays or objects inside each other); "
+              "flatten it", file=sys.stderr)  # fmt: skip
+        return exits.USAGE
     except Exception as e:  # a bug or an input nothing checked: one line, not a traceback
         print(f"{PROG}: unexpected {type(e).__name__}: {ours(printable(str(e)))}", file=sys.stderr)
         return exits.SERVER_ERROR
@@ -160,7 +180,13 @@ def _run(line: Line) -> int:
     if line.given is not None and not source.given_used:
         _note("note: the server given on the line was not used (no subcommand word named it)")
     status = exits.SERVER_ERROR if error else exits.CONNECT if source.failed else exits.OK
-    return _write(text or "", status)
+    shown = shown or Output()
+    for note in (shown.note, shown.cut):
+        if note:
+            _note(note)  # stderr: never mixed into the value
+    if shown.cut and status == exits.OK:
+        status = exits.CUT  # a script reading a terminal's output learns it was not all
+    return _write(shown.text, status, shown.data)
 
 
 @contextlib.contextmanager
@@ -182,10 +208,15 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def _write(text: str, status: int) -> int:
-    """``text`` to stdout; a reader that went away (``| head``) ends the run quietly."""
+def _write(text: str, status: int, data: bytes | None = None) -> int:
+    """``text`` (or ``data``, bytes as they are) to stdout; a reader that went away
+    (``| head``) ends the run quietly."""
     try:
-        sys.stdout.write(text)
+        if data is not None and hasattr(sys.stdout, "buffer"):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(text if data is None else data.decode(errors="replace"))
         sys.stdout.flush()
     except BrokenPipeError:
         # Python would report the pipe again at exit, flushing: point stdout at nothing.

@@ -12,15 +12,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..commands import Context
-from ..commands.servers import server_config
-from ..core.config.scopes import load_servers, looked_in
+from ..commands.serverconfig import server_config
+from ..commands.trusting import ask_trust
+from ..core.config.scopes import Scopes, load_servers, looked_in, read_scopes
 from ..core.config.servers import ServerConfig
 from ..core.safety.text import printable
 from ..errors import ArgumentError
 from ..runtime import Client, Server
 from .asking import log_line
 
-__all__ = ["LineSource", "given_name"]
+__all__ = ["TRUST_HOW", "LineSource", "given_name"]
+
+TRUST_HOW = "run with --trust to trust this folder's project files (or answer the prompt on a terminal)"
 
 
 def given_name(words: list[str], url: str | None) -> str:
@@ -64,6 +67,8 @@ class LineSource:
         self.config_path = config_path
         self.warn = warn
         self._saved: dict[str, ServerConfig] | None = None
+        self._scopes: Scopes | None = None  # None: a --config file, which is used as it is
+        self._asked = False
         self._given_as: str | None = None
         self.failed: list[str] = []  # saved servers that did not connect when all were asked for
 
@@ -71,9 +76,36 @@ class LineSource:
         return f"<LineSource given={self._given_as!r}>"
 
     def saved(self) -> dict[str, ServerConfig]:
+        """The servers that may start: a --config file's, or the scopes' (the project's once
+        this folder is trusted)."""
         if self._saved is None:
-            self._saved = load_servers(self.config_path)
+            if self.config_path is not None:
+                self._saved = load_servers(self.config_path)
+            else:
+                self._scopes = read_scopes()
+                self._saved = dict(self._scopes.servers)
+                for note in self._scopes.notes(None):
+                    self.warn(f"⚠ {note}")
         return self._saved
+
+    def untrusted(self) -> dict[str, ServerConfig]:
+        """The project's servers this folder has not been trusted with: listed, never started."""
+        self.saved()
+        return {} if self._scopes is None or self._scopes.question is None else self._scopes.untrusted
+
+    def _ask_trust(self, say: bool = True) -> None:
+        """Once a run: ask the person at the terminal whether to trust this folder's project
+        servers (else a line says how, if ``say``)."""
+        scopes = self._scopes
+        if self._asked or scopes is None or scopes.question is None:
+            return
+        self._asked = True
+
+        def trusted(found: Scopes) -> list[str]:
+            self._scopes, self._saved = found, dict(found.servers)
+            return [f"⚠ {note}" for note in found.notes(None)]
+
+        ask_trust(self.ctx, scopes.question, TRUST_HOW, trusted, say=say)
 
     def provide(self, client: Client, name: str | None) -> None:
         if name is None:
@@ -85,8 +117,16 @@ class LineSource:
             # The server given on the line takes the first name asked for, saved or not:
             # it was given for this run (the saved files are then not read for it).
             self._start_given(client, name)
-        elif name in self.saved():
-            self._start(client, self.saved()[name])
+        else:
+            if name in self.untrusted():
+                self._ask_trust(say=name in self.saved())  # else the error below says it
+            if name in self.saved():
+                self._start(client, self.saved()[name])
+            elif name in self.untrusted():
+                raise ArgumentError(
+                    f"server {name!r} is in ./.mcp.json, in a folder you have not trusted, so it was not started; "
+                    + TRUST_HOW
+                )
 
     def _provide_all(self, client: Client) -> None:
         if self.given is not None:
@@ -95,7 +135,9 @@ class LineSource:
                 command = given[given.index("--") + 1 :] if "--" in given else []
                 self._start_given(client, given_name(command, None if command else given[0]))
             return
-        if not self.saved():
+        if self.untrusted():
+            self._ask_trust()
+        if not self.saved() and not self.untrusted():
             self.warn(f"no saved servers; looked in {looked_in()}" if self.config_path is None
                       else f"{self.config_path}: no servers")  # fmt: skip
         missing = [c for n, c in self.saved().items() if n not in client]

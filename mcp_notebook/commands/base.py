@@ -8,11 +8,13 @@ from collections.abc import Awaitable, Callable, Coroutine, Sized
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..core.config.scopes import Saved
+from ..core.config.servers import ServerConfig
 from ..core.types import Status
 from ..errors import ArgumentError
 from ..runtime import Client, Server
 from ..runtime.steps import drive
-from . import display
+from . import serverdisplay
 from .parsing import Parser
 from .steps import AWAITING, BLOCKING, Taker
 
@@ -41,6 +43,11 @@ class Source(Protocol):
     def provide(self, client: Client, name: str | None) -> None:
         """Add the server ``name`` to ``client`` if this source knows it (None: every server
         it knows); a name it does not know is left for the caller to report."""
+        ...
+
+    def untrusted(self) -> dict[str, ServerConfig]:
+        """The servers it knows and may not start: a folder's project servers the person
+        has not trusted (listed, never started)."""
         ...
 
 
@@ -163,13 +170,17 @@ def counts(server: Server, *, fetch: bool = True) -> dict[str, int | None]:
 
 
 def report(ctx: Context, server: Server) -> None:
-    ctx.out(display.summary_line(server, counts(server)))
+    ctx.out(serverdisplay.summary_line(server, counts(server)))
 
 
-def report_saved(ctx: Context, saved: Any) -> None:
-    """The lines after a server is saved (a ``scopes.Saved``): where, and which variables its
+def report_saved(ctx: Context, saved: Saved) -> None:
+    """The lines after a server is saved: where, and which variables its
     secrets now refer to."""
     ctx.out(f"saved {saved.name} to {saved.path} ({saved.scope} scope)")
-    if saved.variables:
-        names = ", ".join(saved.variables)
-        ctx.out(f"note: secrets were saved as ${{VAR}} references, not values: set {names} before %mcp load")
+    if saved.written is not None:
+        ctx.out(f"note: {saved.path} is a symbolic link: written through to {saved.written}, the link kept")
+    if not saved.trusted:
+        ctx.out(f"note: {saved.path} is in a folder you have not trusted; %mcp load asks before it starts its servers")
+    for name, where in saved.variables:  # one line per secret (entries.Variable: where it was)
+        said = f"{where} of {saved.name} is saved as ${{{name}}}, not its secret value"
+        ctx.out(f"note: set {name} before %mcp load: {said}")

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ArgumentError
 from .base import Context, Deferred, command, server_named
-from .parsing import key_values, resolve_value, target
+from .parsing import BadSeconds, key_values, resolve_value, seconds, target
 from .steps import Taker
 
 __all__ = ["map_"]
 
-_NUMBERS = {"--concurrency": int, "--retries": int, "--timeout": float}
+_NUMBERS: dict[str, Callable[[str], Any]] = {"--concurrency": int, "--retries": int, "--timeout": seconds}
 
 
 @command(
@@ -61,6 +62,8 @@ def map_(ctx: Context, tokens: list[str]) -> Any:
             value = next(rest, "")
             try:
                 kwargs[token[2:]] = _NUMBERS[token](value)
+            except BadSeconds as e:
+                raise ArgumentError(f"%mcp map: {token} {e}") from None
             except ValueError:
                 raise ArgumentError(f"%mcp map: {token} takes a number, not {value!r}") from None
         elif token == "--retry-unsafe":

@@ -20,12 +20,13 @@ def protocol_option(parser: Parser) -> None:
 def tools_options(parser: Parser) -> None:
     parser.add_argument("--tools", metavar="A,B")
     parser.add_argument("--exclude-tools", metavar="C")
+    parser.add_argument("--allow-tools", metavar="D")
     parser.add_argument("--max-concurrency", type=int, metavar="N")
 
 
 def tools_lists(opts: Any) -> dict[str, Any]:
-    """ServerConfig's enabled_tools, disabled_tools and max_concurrency from --tools,
-    --exclude-tools and --max-concurrency."""
+    """ServerConfig's enabled_tools, disabled_tools, allowed_tools and max_concurrency from
+    --tools, --exclude-tools, --allow-tools and --max-concurrency."""
 
     def names(value: str) -> list[str]:
         return [name.strip() for name in value.split(",") if name.strip()]
@@ -33,6 +34,7 @@ def tools_lists(opts: Any) -> dict[str, Any]:
     return {
         "enabled_tools": None if opts.tools is None else names(opts.tools),
         "disabled_tools": names(opts.exclude_tools or ""),
+        "allowed_tools": names(opts.allow_tools or ""),
         "max_concurrency": opts.max_concurrency,
     }
 

@@ -8,15 +8,20 @@ import re
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from ..core.config.schema import is_seconds
 from ..errors import ArgumentError
 
 __all__ = [
+    "MAX_DEPTH",
+    "BadSeconds",
     "Parser",
     "body_arguments",
     "expand_text",
+    "json_value",
     "key_value_option",
     "key_values",
     "resolve_value",
+    "seconds",
     "split",
     "target",
 ]
@@ -24,6 +29,10 @@ __all__ = [
 _NAME = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
 _EXPR = re.compile(r"^\{(.+)\}$", re.DOTALL)
 _INLINE_NAME = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# Deeper than this, a value typed as JSON is refused: what walks it (validation, conversion,
+# display) recurses, and Python's recursion limit (1000 frames) is reached well before 1000
+# levels. A real tool's arguments are a few levels deep.
+MAX_DEPTH = 100
 
 
 class Parser(argparse.ArgumentParser):
@@ -37,6 +46,50 @@ class Parser(argparse.ArgumentParser):
 
     def parse(self, tokens: list[str]) -> argparse.Namespace:
         return self.parse_args(tokens)
+
+
+class BadSeconds(argparse.ArgumentTypeError, ValueError):
+    """A timeout option's value that is no deadline (argparse words it as it is)."""
+
+
+def seconds(text: str) -> float:
+    """A timeout option's value (argparse's ``type=``): a number of seconds above 0, finite;
+    BadSeconds (a ValueError) for anything else, NaN, infinity and negatives included."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not is_seconds(value):
+        raise BadSeconds(f"takes seconds, not {text!r} (a number above 0, finite)")
+    return value
+
+
+def json_value(raw: str, what: str) -> Any:
+    """``raw`` as JSON (ValueError if it is not), ArgumentError if nested deeper than MAX_DEPTH."""
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        value = None  # deeper than the decoder goes: deeper than MAX_DEPTH too
+    else:
+        if _depth_within(value, MAX_DEPTH):
+            return value
+    raise ArgumentError(f"{what} is nested too deeply (over {MAX_DEPTH} levels of arrays or objects); flatten it")
+
+
+def _depth_within(value: Any, limit: int) -> bool:
+    """True if ``value`` has at most ``limit`` levels of lists and dicts (walked without recursing)."""
+    level: list[Any] = [value]
+    for _ in range(limit + 1):
+        inner: list[Any] = []
+        for v in level:
+            if isinstance(v, dict):
+                inner.append(v.values())
+            elif isinstance(v, list):
+                inner.append(v)
+        if not inner:
+            return True
+        level = [item for items in inner for item in items]
+    return False
 
 
 def split(line: str) -> list[str]:
@@ -104,7 +157,9 @@ def resolve_value(raw: str, namespace: Mapping[str, Any] | None) -> tuple[Any, b
     (the command line) ``$name`` and ``{expr}`` are text: nothing is looked up or run."""
     if namespace is None:
         try:
-            return json.loads(raw), True
+            return json_value(raw, "a value"), True
+        except ArgumentError:
+            raise
         except ValueError:
             return raw, True
     match = _NAME.match(raw)
@@ -122,7 +177,9 @@ def resolve_value(raw: str, namespace: Mapping[str, Any] | None) -> tuple[Any, b
     if "$" in raw:
         raw = _INLINE_NAME.sub(lambda m: str(namespace.get(m.group(1), m.group(0))), raw)
     try:
-        return json.loads(raw), True
+        return json_value(raw, "a value"), True
+    except ArgumentError:
+        raise
     except ValueError:
         return raw, True
 
@@ -141,6 +198,8 @@ def expand_text(raw: str, namespace: Mapping[str, Any] | None) -> str:
 def _is_json_object(raw: str) -> bool:
     try:
         return isinstance(json.loads(raw), dict)
+    except RecursionError:
+        return True  # JSON nested too deeply: json_value says so
     except ValueError:
         return False
 
@@ -178,7 +237,9 @@ def body_arguments(body: str, namespace: Mapping[str, Any] | None) -> dict[str, 
     if not text:
         return {}
     try:
-        value = json.loads(text)
+        value = json_value(text, "the arguments")
+    except ArgumentError:
+        raise
     except ValueError:
         if namespace is None:
             raise ArgumentError("the arguments are not a JSON object") from None

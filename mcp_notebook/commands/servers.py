@@ -4,32 +4,27 @@ restart, login, logout, remove."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
 
-from ..core.auth.settings import GRANTS
-from ..core.config.scopes import SCOPES, check_scope, load_servers, looked_in, remove_saved, save_server
+from ..core.config.scopes import SCOPES, check_scope, load_servers, looked_in, read_scopes, remove_saved, save_server
 from ..core.config.servers import ServerConfig
 from ..core.protocol.constants import PROTOCOL_CHOICES
 from ..core.types import Status
 from ..errors import ArgumentError, ConfigError, ConfigWarning
 from ..runtime import Server
-from . import display
+from . import serverdisplay
 from .base import Context, Deferred, all_servers, command, counts, positional, report, report_saved, server_named
 from .clients import load_from
-from .options import protocol_option, save_option, tools_lists, tools_options
-from .parsing import Parser, expand_text, key_value_option
+from .options import save_option
+from .parsing import Parser
+from .serverconfig import server_config
 from .steps import Taker
-
-# oauth settings given as an environment variable's name (--NAME-env VAR), never as a value.
-SECRET_SETTINGS = ("client_secret", "private_key", "assertion", "id_token", "idp_client_secret")
+from .trusting import offer_trust, untrusted_rows
 
 __all__ = [
-    "SECRET_SETTINGS",
     "add",
     "list_",
     "load",
@@ -39,7 +34,6 @@ __all__ = [
     "logs",
     "remove",
     "restart",
-    "server_config",
     "status",
     "use",
 ]
@@ -58,6 +52,7 @@ Options (before the -- for a stdio server):
                       one version: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05
   --tools A,B         use only these tools (names or globs: 'get-*'); the others are left out
   --exclude-tools C   never use these (names or globs); %mcp tools NAME --all shows what is left out
+  --allow-tools D     these run without asking, though destructive (names or globs; "alwaysAllow")
   --max-concurrency N at most N tool calls in flight at once (gathered calls, maps); more wait
   --save [SCOPE]      also save it, to load in later kernels with %mcp load: project (default:
                       ./.mcp.json, shared with the project), user (yours, every project) or
@@ -98,125 +93,8 @@ Adding a name that exists replaces that server. Examples:
 """,
 )
 def add(ctx: Context, tokens: list[str]) -> Deferred:
-    config, save, refs = server_config(ctx, tokens)
+    config, save, refs = server_config(ctx, tokens)  # its options, as this help names them
     return _connect(ctx, config, save, refs)
-
-
-def server_config(ctx: Context, tokens: list[str]) -> tuple[ServerConfig, str | None, dict[str, str]]:
-    """A server as ``%mcp add`` reads it (its words after ``add``): its config, the scope to
-    save it in (None: not saved) and which of its values came from environment variables
-    (saved as references to them)."""
-    if "--" in tokens:
-        at = tokens.index("--")
-        head, command_line = tokens[:at], tokens[at + 1 :]
-        if not command_line:
-            raise ArgumentError("%mcp add: nothing after --; give the server's command")
-        parser = Parser("add")
-        parser.add_argument("name")
-        parser.add_argument("--env", action="append", metavar="K=V")
-        parser.add_argument("--cwd")
-        parser.add_argument("--timeout", type=float)
-        protocol_option(parser)
-        tools_options(parser)
-        save_option(parser)
-        opts = parser.parse(head)
-        env = key_value_option(opts.env, "--env")
-        command_line = [expand_text(word, ctx.names) for word in command_line]
-        config = _config(
-            opts.name,
-            command=command_line[0],
-            args=command_line[1:],
-            env=env,
-            cwd=opts.cwd,
-            startup_timeout=opts.timeout,
-            protocol=opts.protocol,
-            source=opts.save or "kernel",
-            **tools_lists(opts),
-        )
-        return config, opts.save, {}
-    parser = Parser("add")
-    parser.add_argument("name")
-    parser.add_argument("url")
-    parser.add_argument("--transport", choices=["http", "sse"])
-    parser.add_argument("--header", action="append", metavar="K=V")
-    parser.add_argument("--bearer-env", metavar="VAR")
-    parser.add_argument("--client-id")
-    parser.add_argument("--client-metadata-url")
-    parser.add_argument("--scopes")
-    parser.add_argument("--redirect-port", type=int)
-    parser.add_argument("--grant", choices=GRANTS, metavar="GRANT")
-    for setting in SECRET_SETTINGS:
-        parser.add_argument(f"--{setting.replace('_', '-')}-env", metavar="VAR")
-    for option in ("--private-key-file", "--assertion-file", "--id-token-file"):
-        parser.add_argument(option, metavar="PATH")
-    parser.add_argument("--signing-alg", metavar="ALG")
-    parser.add_argument("--idp-token-endpoint", metavar="URL")
-    parser.add_argument("--idp-client-id", metavar="ID")
-    parser.add_argument("--timeout", type=float)
-    protocol_option(parser)
-    tools_options(parser)
-    save_option(parser)
-    opts = parser.parse(tokens)
-    opts.url = expand_text(opts.url, ctx.names)  # $url and {expr} work here too
-    try:
-        urlsplit(opts.url).port  # noqa: B018 (a malformed address fails here, in one line)
-    except ValueError as e:
-        raise ArgumentError(f"%mcp add: {opts.url!r} is not a valid URL ({e})") from None
-    if "://" not in opts.url:
-        raise ArgumentError(
-            f"%mcp add: {opts.url!r} is not a URL; for a local server put its command after --: "
-            f"%mcp add {opts.name} -- {opts.url}"
-        )
-    headers = key_value_option(opts.header, "--header")
-    # How values from environment variables are saved: as references to them.
-    refs: dict[str, str] = {}
-    if opts.bearer_env:
-        token = os.environ.get(opts.bearer_env)
-        if not token:
-            raise ArgumentError(f"--bearer-env {opts.bearer_env}: that environment variable is not set")
-        headers["Authorization"] = f"Bearer {token}"
-        refs["headers.Authorization"] = f"Bearer ${{{opts.bearer_env}}}"
-    oauth: dict[str, Any] = {}
-    for setting in SECRET_SETTINGS:  # each from its environment variable, saved as a reference to it
-        variable = getattr(opts, f"{setting}_env")
-        if variable:
-            value = os.environ.get(variable)
-            if not value:
-                raise ArgumentError(
-                    f"--{setting.replace('_', '-')}-env {variable}: that environment variable is not set"
-                )
-            oauth[setting] = value
-            refs[f"oauth.{setting}"] = f"${{{variable}}}"
-    for key in ("client_id", "client_metadata_url", "scopes", "redirect_port", "grant", "private_key_file",
-                "signing_alg", "assertion_file", "id_token_file", "idp_token_endpoint", "idp_client_id"):  # fmt: skip
-        if getattr(opts, key) is not None:
-            oauth[key] = getattr(opts, key)
-    if not opts.grant:  # what was given says which grant, where only one takes it
-        if oauth.keys() & {"assertion", "assertion_file"}:
-            oauth["grant"] = "jwt_bearer"
-        elif oauth.keys() & {"id_token", "id_token_file", "idp_token_endpoint"}:
-            oauth["grant"] = "id_jag"
-        elif oauth.keys() & {"private_key", "private_key_file"}:
-            oauth["grant"] = "client_credentials"  # a key is for a client that logs in as itself
-    config = _config(
-        opts.name,
-        transport=opts.transport or "auto",
-        url=opts.url,
-        headers=headers,
-        oauth=oauth,
-        startup_timeout=opts.timeout,
-        protocol=opts.protocol,
-        source=opts.save or "kernel",
-        **tools_lists(opts),
-    )
-    return config, opts.save, refs
-
-
-def _config(name: str, **fields: Any) -> ServerConfig:
-    try:
-        return ServerConfig(name=name, **fields)
-    except ConfigError as e:
-        raise ArgumentError(str(e)) from None
 
 
 def _connect(ctx: Context, config: ServerConfig, save: str | None, refs: dict[str, str]) -> Deferred:
@@ -272,11 +150,15 @@ def _config_warnings(ctx: Context) -> Iterator[None]:
 
 
 @command(
-    "load [PATH] | load --from [CLIENT] [--dry-run] [--save [SCOPE]]",
+    "load [--trust] | load PATH | load --from [CLIENT] [--dry-run] [--save [SCOPE]] [--trust]",
     "add the saved servers, every server of a config file, or those another MCP client has",
     """
 With no PATH: the servers saved in every scope (see %mcp add --save): user, then project
 (./.mcp.json), then local; a name in several scopes takes local over project over user.
+The project's servers (a cloned repository's) start once you trust the folder, in a card or
+at a prompt; until then they are listed as untrusted, not started, no ${VAR} expanded.
+--trust trusts the folder as it is now: ./.mcp.json and the other clients' project files in it
+(.cursor/mcp.json, .vscode/mcp.json …); a changed file asks again (docs/security.md).
 Servers connect concurrently; each gets one line, ✓ or ✗; one with "disabled": true is
 registered but not connected (%mcp restart NAME connects it). A key that is not supported is
 ignored with a ⚠ line naming it. %mcp list shows where each server came from.
@@ -284,8 +166,10 @@ ignored with a ⚠ line naming it. %mcp list shows where each server came from.
 windsurf, gemini or codex, from the files that client documents (its user file for this
 OS, the project's in this folder; local over project over user). --dry-run: a table of what
 was found (name, transport, command or URL, file), nothing started; --save [SCOPE]: copy
-them into one of our scopes (project by default), secrets as ${VAR} references. --from
-alone: a table of those clients' files, which exist and how many servers each holds.
+them into one of our scopes (project by default), secrets as ${VAR} references. A project
+file of that client (.cursor/mcp.json …) is used once trusted, as ./.mcp.json is; --trust
+trusts it as it is now. --from alone: a table of those clients' files, which exist, how many
+servers each holds, whether trusted.
   %mcp load
   %mcp load .vscode/mcp.json
   %mcp load --from cursor --dry-run
@@ -297,22 +181,27 @@ def load(ctx: Context, tokens: list[str]) -> Any:
     parser.add_argument("path", nargs="?")
     parser.add_argument("--from", dest="client", nargs="?", const="", metavar="CLIENT")
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--trust", action="store_true")
     save_option(parser)
     opts = parser.parse(tokens)
+    if opts.trust and opts.path:
+        raise ArgumentError("%mcp load: --trust goes with --from CLIENT or no PATH (a file you name is used as is)")
     if opts.client is not None:
         if opts.path:
             raise ArgumentError("%mcp load: give a PATH or --from CLIENT, not both")
         with _config_warnings(ctx):
-            return load_from(ctx, opts.client, opts.dry_run, opts.save)
+            return load_from(ctx, opts.client, opts.dry_run, opts.save, trust=opts.trust)
     if opts.dry_run or opts.save:
         raise ArgumentError("%mcp load: --dry-run and --save go with --from CLIENT")
-    with _config_warnings(ctx):
-        configs = load_servers(opts.path)  # a ConfigError becomes a one-line ArgumentError
-    if not configs:
+    with _config_warnings(ctx):  # a ConfigError becomes a one-line ArgumentError
+        found = None if opts.path else read_scopes(trusting=opts.trust)
+        configs = load_servers(opts.path) if found is None else found.servers
+    if not configs and (found is None or found.question is None):
         ctx.out(f"{opts.path}: no servers" if opts.path else f"no saved servers; looked in {looked_in()}")
         return
     for server in ctx.client.add_configs(configs.values()):
         report(ctx, server)
+    offer_trust(ctx, found)
     return None
 
 
@@ -334,6 +223,7 @@ def list_(ctx: Context, tokens: list[str]) -> Any:
         # Not connected: what it is set to speak (auto, legacy or a pinned version).
         protocol = row["protocol"] or server.config.protocol
         rows.append({**row, "protocol": protocol, **counts(server, fetch=False)})
+    rows += untrusted_rows(ctx)
     from .tables import servers_frame
 
     return servers_frame(rows)
@@ -349,7 +239,7 @@ session); chosen: how auto settled on it (what server/discover answered), or the
 """,
 )
 def status(ctx: Context, tokens: list[str]) -> Any:
-    return display.ServerStatus(server_named(ctx, positional("status", tokens, "server").server))
+    return serverdisplay.ServerStatus(server_named(ctx, positional("status", tokens, "server").server))
 
 
 @command(
@@ -380,7 +270,7 @@ def logs(ctx: Context, tokens: list[str]) -> Any:
     parser.add_argument("server")
     parser.add_argument("--lines", type=int, default=200)
     opts = parser.parse(tokens)
-    return display.ServerLogs(server_named(ctx, opts.server), opts.lines)
+    return serverdisplay.ServerLogs(server_named(ctx, opts.server), opts.lines)
 
 
 @command(

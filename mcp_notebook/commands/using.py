@@ -12,7 +12,7 @@ from ..core.types import Status
 from ..errors import ArgumentError, InvalidArguments
 from ..runtime.client import root_entry
 from .base import Context, Deferred, command, server_named
-from .parsing import Parser, body_arguments, key_values, split, target
+from .parsing import Parser, body_arguments, key_values, seconds, split, target
 from .steps import Taker
 
 __all__ = ["call", "call_cell", "prompt", "read", "roots"]
@@ -42,7 +42,7 @@ def read(ctx: Context, tokens: list[str]) -> Any:
     parser.add_argument("server")
     parser.add_argument("uri")
     parser.add_argument("values", nargs="*")
-    parser.add_argument("--timeout", type=float)
+    parser.add_argument("--timeout", type=seconds)
     parser.add_argument("--refresh", action="store_true")
     opts = parser.parse(tokens)
     kwargs: dict[str, Any] = {} if opts.timeout is None else {"timeout": opts.timeout}
@@ -78,9 +78,9 @@ def _call_options(tokens: list[str], what: str) -> tuple[_CallOptions, list[str]
         if token == "--timeout":
             value = next(rest, "")
             try:
-                opts.timeout = float(value)
-            except ValueError:
-                raise ArgumentError(f"%{what}: --timeout takes seconds, not {value!r}") from None
+                opts.timeout = seconds(value)
+            except ValueError as e:
+                raise ArgumentError(f"%{what}: --timeout {e}") from None
         elif token == "--no-validate":
             opts.no_validate = True
         elif token == "--task":

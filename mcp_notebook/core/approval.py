@@ -32,12 +32,17 @@ class ApprovalPolicy:
         if self.mode not in MODES:
             raise ValueError(f"unknown approval mode {self.mode!r}; use always, destructive or never")
 
-    def decide(self, server: str, tool: str, annotations: dict[str, Any] | None) -> Decision:
+    def decide(
+        self, server: str, tool: str, annotations: dict[str, Any] | None, allowed: Iterable[str] = ()
+    ) -> Decision:
+        """``allowed``: the server's own config's globs of tools that never ask (alwaysAllow)."""
         if self.deny and _listed(self.deny, server, tool):
             return "deny"
         if (server, tool) in self.always_allowed:
             return "allow"
         if self.allow and _listed(self.allow, server, tool):
+            return "allow"
+        if any(fnmatch.fnmatchcase(tool, g) for g in allowed):
             return "allow"
         if self.mode == "never":
             return "allow"

@@ -22,18 +22,19 @@ from typing import Any, Literal, TypeVar
 
 from ..commands.steps import AWAITING, BLOCKING, Taker
 from ..core.auth.oauth import LoginRequest
+from ..core.config.trust import TrustAnswer, TrustQuestion
 from ..core.safety.links import link_problem
 from ..core.safety.text import printable
 from ..errors import AuthError, LoginRequired, RequestCancelled
 from ..runtime.asking import login
-from ..runtime.asking.interaction import AppCall, ApprovalAnswer, ApprovalRequest, Interaction, Start
+from ..runtime.asking.interaction import AppCall, ApprovalAnswer, ApprovalRequest, Interaction, Start, trust_on_stdin
 from ..runtime.asking.progress import MapProgress
 from ..runtime.asking.textprogress import MapText, is_terminal
 from ..runtime.loop import on_loop_thread
 from ..runtime.steps import drive
 from . import console
 from .modes import BLOCKED_NOTE, UNASKED_IN_VOILA, Mode, choose_mode, widgets_show
-from .places import say, show
+from .places import SHOWN_IN, say, show
 from .questions import Approval, Login, Question
 from .waiting import BlockingWaker, CardAnswer, Item, NextItem, Waiter, outcome, sigint_held, wake_pipe
 
@@ -215,6 +216,9 @@ class NotebookInteraction(Interaction):
             with sigint_held() as interrupted:
                 card = question.card = question.make_card(self)
                 card.show()
+                place = SHOWN_IN.get()
+                if place is not None:  # a task outside cells: its place knows what it asks
+                    place.asking(card)
             if interrupted():
                 raise KeyboardInterrupt
             await taker.take(
@@ -311,6 +315,20 @@ class NotebookInteraction(Interaction):
                 question.card.close("withdrawn by the server")
             question.answer.cancel()
             raise
+
+    # -- trusting a folder's project servers (%mcp load) --------------------------------
+
+    def ask_trust(self, question: TrustQuestion, answer: Callable[[bool], TrustAnswer]) -> bool:
+        """A card, which acts when clicked (the cell goes on: nothing waits for it); where
+        no card shows, a line typed in answer; where nobody can answer, not asked."""
+        if self.mode_setting != "stdin" and widgets_show(self.mode_setting):
+            from .trustcard import TrustCard
+
+            TrustCard(question, answer).show()
+            return True
+        if choose_mode(self.mode_setting, in_async=False) is Mode.STDIN:
+            return trust_on_stdin(question, answer, console.read_answer)
+        return False
 
     # -- OAuth login (asked from the background loop, shown in the waiting cell) --------
 

@@ -8,13 +8,14 @@ from IPython import get_ipython
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
-from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, Union, observe
+from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, Union, observe, validate
 
 from .. import commands
 from ..commands import display
 from ..commands.parsing import split
 from ..commands.steps import AWAITING, BLOCKING, Taker
 from ..core.approval import Mode
+from ..core.config.schema import is_seconds
 from ..errors import (
     ArgumentError,
     ConfigError,
@@ -31,6 +32,7 @@ from ..runtime.steps import drive
 from . import notices, subcommands  # noqa: F401 (registers form, subscribe and unsubscribe)
 from .bridge import NotebookInteraction
 from .modes import UNASKED_IN_VOILA, in_voila, voila_before_page
+from .places import cell_text
 
 __all__ = ["MCPMagics"]
 
@@ -92,7 +94,8 @@ def _one_line(error: MCPError) -> MCPError:
     def render() -> list[str]:
         shell = get_ipython()
         plain = shell is None or str(getattr(shell, "colors", "")).lower() == "nocolor"
-        return [f"{name}: {error}" if plain else f"\x1b[0;31m{name}\x1b[0m: {error}"]
+        said = cell_text(str(error))  # error output: JupyterLab would make links of its addresses
+        return [f"{name}: {said}" if plain else f"\x1b[0;31m{name}\x1b[0m: {said}"]
 
     error._render_traceback_ = render  # type: ignore[attr-defined]
     return error
@@ -222,6 +225,14 @@ class MCPMagics(Magics):
     def _settings_changed(self, change: Any) -> None:
         self._apply()
 
+    @validate("startup_timeout", "request_timeout", "task_timeout", "connect_timeout", "read_timeout")
+    def _check_seconds(self, proposal: Any) -> Any:
+        value, trait = proposal["value"], proposal["trait"]
+        if value is None or is_seconds(value):
+            return value
+        no_limit = " (None: no limit)" if trait.allow_none else ""
+        raise TraitError(f"MCPMagics.{trait.name} must be a number of seconds above 0{no_limit}, not {value!r}")
+
     @observe("roots")
     def _roots_changed(self, change: Any) -> None:
         self.client.set_roots(self.roots)
@@ -312,7 +323,7 @@ class MCPMagics(Magics):
             if isinstance(e, ToolDenied) and e.unanswered and voila_before_page():
                 return _run_in_page(fn, args)  # Voilà's page can answer once it is there
             _shown_in_voila(e, "UsageError")
-            raise UsageError(str(e)) from None
+            raise UsageError(cell_text(str(e))) from None  # it may quote a server: no link made of it
         except MCPError as e:
             _shown_in_voila(e, type(e).__name__)
             if unasked:

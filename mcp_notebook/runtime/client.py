@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from ..core.approval import ApprovalPolicy
 from ..core.auth.tokens import TokenStore
-from ..core.config.clients import read_client
-from ..core.config.scopes import load_servers
-from ..core.config.servers import ServerConfig, check_server_name
+from ..core.config.clients import read_client, startable
+from ..core.config.scopes import load_scopes, trust_project
+from ..core.config.servers import ServerConfig, check_server_name, load_config
 from ..core.history.calls import Call
 from ..core.listings.compare import Change, compare
 from ..core.listings.snapshot import read_snapshot, snapshot_of, write_snapshot
@@ -260,14 +260,24 @@ class Client:
         return server
 
     async def _load(
-        self, steps: Steps, path: str | os.PathLike[str] | None = None, *, connect: bool = True
+        self, steps: Steps, path: str | os.PathLike[str] | None = None, *, connect: bool = True, trust: bool = False
     ) -> list[Server]:
         """Add every server of a ``.mcp.json`` or VS Code ``mcp.json`` file, or with no path
         the saved servers of every scope (user, project ``./.mcp.json``, local; see
         mcp_notebook.core.config.scopes), connecting them concurrently. A server that fails to
-        connect is kept with status ``failed``; a ``disabled`` one is registered, not connected."""
+        connect is kept with status ``failed``; a ``disabled`` one is registered, not connected.
+        The project's servers are used only in a folder the person trusts (a ConfigWarning
+        names those left out); ``trust=True`` trusts this folder's ``.mcp.json`` as it is
+        now, as ``trust_folder()`` does."""
         # Read here, not on the loop: a file's warnings reach this thread's warning filters.
-        return await self._add_configs(steps, load_servers(path).values(), connect=connect)
+        configs = load_config(path) if path is not None else load_scopes(trusting=trust)
+        return await self._add_configs(steps, configs.values(), connect=connect)
+
+    def trust_folder(self, folder: str | os.PathLike[str] | None = None) -> Path | None:
+        """Trust the servers of a folder's ``.mcp.json`` (default: the current folder's) as
+        the file is now, remembered for this user (see docs/security.md); ``load()`` then
+        starts them. The file trusted; None if the folder has none."""
+        return trust_project(folder)
 
     async def _add_configs(
         self, steps: Steps, configs: Iterable[ServerConfig], *, connect: bool = True
@@ -304,14 +314,23 @@ class Client:
     load, aload = blocking(_load), awaitable(_load)
 
     async def _load_from(
-        self, steps: Steps, client: str, *, project: str | os.PathLike[str] | None = None, connect: bool = True
+        self,
+        steps: Steps,
+        client: str,
+        *,
+        project: str | os.PathLike[str] | None = None,
+        connect: bool = True,
+        trust: bool = False,
     ) -> list[Server]:
         """Add the servers another MCP client has configured: ``claude-desktop``,
         ``claude-code``, ``cursor``, ``vscode``, ``windsurf``, ``gemini`` or ``codex``, from
         the files it documents (its user file for this OS; the project's, in ``project`` or
-        the current folder), local over project over user; connected as ``load`` does."""
-        found = read_client(client, project=project)  # read here: its warnings reach this thread
-        return await self._add_configs(steps, [one.config for one in found], connect=connect)
+        the current folder), local over project over user; connected as ``load`` does. A
+        project file's servers start only in a folder the person trusts (a ConfigWarning
+        names those left out); ``trust=True`` trusts that file as it is now."""
+        # Read here: its warnings reach this thread.
+        configs = startable(read_client(client, project=project, trusting=trust))
+        return await self._add_configs(steps, configs, connect=connect)
 
     load_from, aload_from = blocking(_load_from), awaitable(_load_from)
     add_configs, aadd_configs = blocking(_add_configs), awaitable(_add_configs)

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from ..core.approval import ApprovalPolicy
 from ..core.auth.oauth import LoginRequest
 from ..core.auth.tokens import TokenStore, default_store
+from ..core.config.servers import ServerConfig
 from ..core.history.calls import HISTORY_SIZE, History, Recorder
 from ..core.naming import ToolNames
 from ..core.protocol.tasks import TaskLog
@@ -154,11 +155,14 @@ class Runtime:
 
     # -- asking a person -----------------------------------------------------------------
 
-    def approval_request(self, server: str, tool: str, listing: JSON | None, arguments: JSON) -> ApprovalRequest | None:
+    def approval_request(
+        self, server: str, tool: str, listing: JSON | None, arguments: JSON, config: ServerConfig | None = None
+    ) -> ApprovalRequest | None:
         """What to ask before ``server.tool`` runs; None when the policy lets the call
-        through, ToolDenied when it forbids it. ``listing``: the tool's entry, if known."""
+        through, ToolDenied when it forbids it. ``listing``: the tool's entry, if known;
+        ``config``: the server's (its ``alwaysAllow`` tools never ask)."""
         annotations = (listing or {}).get("annotations") or {}
-        decision = self.approval.decide(server, tool, annotations)
+        decision = self.approval.decide(server, tool, annotations, config.allowed_tools if config else ())
         if decision == "allow":
             return None
         if decision == "deny":
@@ -171,7 +175,7 @@ class Runtime:
         if answer == "always":
             self.approval.always_allowed.add((request.server, request.tool))
         elif answer != "approve":
-            raise ToolDenied(f"{request.server}.{request.tool} was denied; nothing was sent")
+            raise ToolDenied(f"{request.shown} was denied; nothing was sent")
 
     def can_login(self) -> bool:
         return self.interaction.can_login()

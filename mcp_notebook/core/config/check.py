@@ -13,11 +13,13 @@ importing it takes a second or more (its format checkers build parsers as they l
 from __future__ import annotations
 
 import json
+import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigError, ConfigWarning
+from ..safety.text import shown_name
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -49,7 +51,7 @@ def check(instance: Any, schema: dict[str, Any], *, source: str = "", base: KeyP
             at = _at(source, [*base, *path])
             for key in value:
                 if key not in subschema.get("properties", {}):
-                    text = words.get(key, words["*"]).format(at=at, key=key)
+                    text = words.get(key, words["*"]).format(at=at, key=shown_name(key))
                     ignored.append((_position(instance, [*path, key]), text))
             continue
         if error.validator == "required":
@@ -57,7 +59,7 @@ def check(instance: Any, schema: dict[str, Any], *, source: str = "", base: KeyP
             value = None
         text = _template(subschema, str(error.validator)).format(
             at=_at(source, [*base, *path]),
-            key=next((part for part in reversed(path) if isinstance(part, str)), ""),
+            key=shown_name(next((part for part in reversed(path) if isinstance(part, str)), "")),
             value=value,
             json=json.dumps(value, default=repr),
             type="null" if value is None else type(value).__name__,
@@ -73,10 +75,19 @@ def check(instance: Any, schema: dict[str, Any], *, source: str = "", base: KeyP
 def _validator(schema: dict[str, Any]) -> Validator:
     validator = _validators.get(id(schema))
     if validator is None:
-        from jsonschema import Draft202012Validator  # heavy: on the first check only
+        from jsonschema import Draft202012Validator, validators  # heavy: on the first check only
 
-        validator = _validators[id(schema)] = Draft202012Validator(schema)
+        extend: Any = validators.extend  # (untyped in jsonschema)
+        validator = _validators[id(schema)] = extend(Draft202012Validator, {"finite": _finite})(schema)
     return validator
+
+
+def _finite(validator: Any, finite: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """Our ``finite`` keyword (schema.py): NaN and the infinities fail it."""
+    from jsonschema import ValidationError
+
+    if finite and validator.is_type(instance, "number") and not math.isfinite(instance):
+        yield ValidationError(f"{instance!r} is not a finite number")
 
 
 def _template(subschema: dict[str, Any], keyword: str) -> str:
@@ -88,10 +99,10 @@ def _template(subschema: dict[str, Any], keyword: str) -> str:
 
 
 def _at(source: str, path: Iterable[str | int]) -> str:
-    """``.mcp.json: mcpServers.s.args[1]``."""
+    """``.mcp.json: mcpServers.s.args[1]``, a key's control characters shown as escapes."""
     keys = ""
     for part in path:
-        keys += f"[{part}]" if isinstance(part, int) else f".{part}" if keys else str(part)
+        keys += f"[{part}]" if isinstance(part, int) else f".{shown_name(part)}" if keys else shown_name(part)
     return f"{source}: {keys}" if keys and source else source or keys
 
 

@@ -8,6 +8,12 @@ Gemini CLI's ``httpUrl`` and ``includeTools``, Codex's TOML tables and
 ``bearer_token_env_var``); a key nothing here supports is one ``ConfigWarning`` naming it,
 and a value the file takes from an environment variable stays that ``${VAR}`` reference
 when saved (``refs``).
+
+A project file (the current folder's ``.cursor/mcp.json``, ``.vscode/mcp.json``, ``.mcp.json``,
+``.gemini/settings.json``, ``.codex/config.toml``) comes with a cloned repository: it goes
+through the same folder trust as our ``./.mcp.json`` (trust.py). Until the person trusted
+it as it is, its servers are read as written (no ``${VAR}`` expanded, no envFile read) and
+marked ``trusted=False``: listed, never started or saved. User files are the person's own.
 """
 
 from __future__ import annotations
@@ -17,13 +23,14 @@ import re
 import sys
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, ConfigWarning
+from . import trust
 from .schema import OAUTH_KEYS
-from .servers import ServerConfig, parse_config, read_json
+from .servers import ServerConfig, parse_config, parse_json, read_json, read_regular
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "gemini", "codex")
 
@@ -33,13 +40,20 @@ JSON = dict[str, Any]
 @dataclass(frozen=True)
 class Place:
     """One file a client keeps servers in: ``key`` is where in it (Claude Code's local
-    scope: under ``projects`` → ``project`` → ``mcpServers``)."""
+    scope: under ``projects`` → ``project`` → ``mcpServers``); ``folder``: for a project
+    file, the project folder it is in (its trust is that folder's)."""
 
     client: str
     scope: str
     path: Path
     key: str = "mcpServers"
     project: str | None = None
+    folder: Path | None = None
+
+    @property
+    def name(self) -> str:
+        """A project file's path in its folder, as trust keeps it."""
+        return self.path.relative_to(self.folder).as_posix() if self.folder is not None else str(self.path)
 
     def __str__(self) -> str:
         return f"{self.path} ({self.client}, {self.scope})"
@@ -48,11 +62,25 @@ class Place:
 @dataclass
 class Found:
     """A server read from another client's file; ``refs`` are the fields it takes from
-    environment variables, as written (for saving them as references)."""
+    environment variables, as written (for saving them as references). ``trusted``: False
+    for a project file the person has not trusted as it is (``config`` as written, nothing
+    expanded: list it, never start or save it); ``digest``: that file's, as read."""
 
     config: ServerConfig
     place: Place
-    refs: dict[str, str] = field(default_factory=dict)
+    refs: dict[str, str] = field(default_factory=dict, repr=False)  # as written: may hold a literal too
+    trusted: bool = True
+    digest: str | None = field(default=None, repr=False)
+    entry: JSON = field(default_factory=dict, repr=False)  # as written, in our terms (trust.reach)
+
+    def target(self) -> str:
+        """The command line or URL as the file has it: a ``${VAR}`` as written (never its
+        value), secrets masked (``ServerConfig.describe``)."""
+        config = self.config
+        command = self.refs.get("command", config.command)
+        args = [self.refs.get(f"args.{i}", arg) for i, arg in enumerate(config.args)]
+        url = self.refs.get("url", config.url)
+        return replace(config, command=command, args=args, url=url).describe()
 
 
 def check_client(client: str) -> None:
@@ -87,38 +115,67 @@ def places(
         user = Path(env.get("CLAUDE_CONFIG_DIR") or home_dir) / ".claude.json"
         return [
             Place(client, "user", user),
-            Place(client, "project", folder / ".mcp.json"),
+            Place(client, "project", folder / ".mcp.json", folder=folder),
             Place(client, "local", user, project=str(folder.resolve())),
         ]
     if client == "cursor":
         return [
             Place(client, "user", home_dir / ".cursor" / "mcp.json"),
-            Place(client, "project", folder / ".cursor" / "mcp.json"),
+            Place(client, "project", folder / ".cursor" / "mcp.json", folder=folder),
         ]
     if client == "vscode":
         return [
             Place(client, "user", apps / "Code" / "User" / "mcp.json", "servers"),
-            Place(client, "project", folder / ".vscode" / "mcp.json", "servers"),
+            Place(client, "project", folder / ".vscode" / "mcp.json", "servers", folder=folder),
         ]
     if client == "windsurf":
         return [Place(client, "user", home_dir / ".codeium" / "windsurf" / "mcp_config.json")]
     if client == "gemini":
         return [
             Place(client, "user", home_dir / ".gemini" / "settings.json"),
-            Place(client, "project", folder / ".gemini" / "settings.json"),
+            Place(client, "project", folder / ".gemini" / "settings.json", folder=folder),
         ]
     codex_home = Path(env.get("CODEX_HOME") or home_dir / ".codex")
     return [
         Place(client, "user", codex_home / "config.toml", "mcp_servers"),
-        Place(client, "project", folder / ".codex" / "config.toml", "mcp_servers"),
+        Place(client, "project", folder / ".codex" / "config.toml", "mcp_servers", folder=folder),
     ]
 
 
 def entries(place: Place) -> dict[str, Any] | None:
     """The server entries a place holds as the client wrote them; None: no such file."""
-    if not place.path.is_file():
-        return None
-    data = _read_toml(place.path) if place.path.suffix == ".toml" else read_json(place.path)
+    return held(place)[0]
+
+
+def held(place: Place) -> tuple[dict[str, Any] | None, str | None]:
+    """``entries``, and for a project file the digest of its bytes as read (its trust is
+    bound to it; None for a user file). A project file is read only if it is a regular file
+    of at most 1 MiB (trust.read_project_file): else one ConfigError line."""
+    current = None
+    if place.folder is not None:
+        read = trust.read_project_file(place.path)
+        if read is None:
+            return None, None
+        raw, current = read
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConfigError(f"{place.path}: not UTF-8 text") from None
+        data = _parse_toml(text, place.path) if place.path.suffix == ".toml" else parse_json(text, place.path)
+    elif not place.path.is_file():
+        return None, None
+    else:
+        data = _read_toml(place.path) if place.path.suffix == ".toml" else read_json(place.path)
+    return _servers(place, data), current
+
+
+def is_trusted(place: Place, current: str | None) -> bool:
+    """Whether a place's servers may start: a user file's (the person's own) always; a
+    project file's once the person trusted it as it is (``current``: its digest)."""
+    return place.folder is None or (current is not None and trust.is_trusted(place.folder, current, place.name))
+
+
+def _servers(place: Place, data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{place.path}: the top level must be an object")
     if place.project is not None:
@@ -132,11 +189,15 @@ def entries(place: Place) -> dict[str, Any] | None:
     return servers
 
 
-def read_place(place: Place, environ: Mapping[str, str] | None = None) -> list[Found]:
-    """The servers of one place, in our terms (missing file: none)."""
-    raw = entries(place)
+def read_place(place: Place, environ: Mapping[str, str] | None = None, *, trusting: bool = False) -> list[Found]:
+    """The servers of one place, in our terms (missing file: none). A project file not
+    trusted as it is: read as written, ``trusted=False`` (``trusting``: trust it now)."""
+    raw, current = held(place)
     if not raw:
         return []
+    if trusting and place.folder is not None and current is not None:
+        trust.trust_folder(place.folder, {place.name: current})
+    trusted = is_trusted(place, current)
     key = place.key if place.key in ("servers", "mcp_servers") else "mcpServers"
     source = str(place.path) if place.project is None else f"{place.path}: projects[{place.project}]"
     workspace = str(Path(place.project) if place.project else _workspace(place))
@@ -146,11 +207,13 @@ def read_place(place: Place, environ: Mapping[str, str] | None = None) -> list[F
         try:
             ours = _ours(place.client, entry)
             (config,) = parse_config({key: {name: ours}}, source=source, workspace=workspace, environ=environ,
-                                     key=key).values()  # fmt: skip
-        except (ConfigError, TypeError, ValueError, AttributeError) as e:
-            # One entry this client reads and we cannot (a VS Code ${input:…}, a wrong type):
-            # the others still load.
-            why = str(e) if isinstance(e, ConfigError) else f"{source}: {key}.{name}: not readable ({e})"
+                                     key=key, expand=trusted).values()  # fmt: skip
+        except (ConfigError, TypeError, ValueError, AttributeError, RecursionError) as e:
+            # One entry this client reads and we cannot (a VS Code ${input:…}, a wrong type,
+            # values nested too deeply): the others still load.
+            why = (str(e) if isinstance(e, ConfigError)
+                   else f"{source}: {key}.{name}: nested too deeply to read" if isinstance(e, RecursionError)
+                   else f"{source}: {key}.{name}: not readable ({e})")  # fmt: skip
             warnings.warn(f"{why}; skipped", ConfigWarning, stacklevel=2)
             continue
         if name in found:
@@ -158,7 +221,7 @@ def read_place(place: Place, environ: Mapping[str, str] | None = None) -> list[F
                 f"{source}: two servers are named {name!r} here; the later one kept", ConfigWarning, stacklevel=2
             )
         config.source = str(place.path)
-        found[name] = Found(config, place, _references(ours))
+        found[name] = Found(config, place, _references(ours), trusted, current, ours)
     return list(found.values())
 
 
@@ -169,20 +232,67 @@ def read_client(
     environ: Mapping[str, str] | None = None,
     home: str | os.PathLike[str] | None = None,
     platform: str | None = None,
+    trusting: bool = False,
 ) -> list[Found]:
     """Every server ``client`` has configured for this user and project (``home`` and
     ``platform``: where its files are, by default this user's on this OS); a name in several
-    places takes local over project over user."""
+    places takes local over project over user. A project file's servers are ``trusted`` only
+    once the person trusted the folder's file as it is (``trusting``: trust it now): until
+    then they come last, as written, and never replace a server of the person's own; a
+    trusted one that does says so (a ConfigWarning)."""
     out: dict[str, Found] = {}
+    held_back: list[Found] = []
     seen: set[tuple[Path, str | None]] = set()
     for place in places(client, project=project, environ=environ, home=home, platform=platform):
         if (place.path.resolve(), place.project) in seen:
             continue  # the project is the home folder: its file is the user's, read once
         seen.add((place.path.resolve(), place.project))
-        for found in read_place(place, environ):
-            out.pop(found.config.name, None)
+        try:
+            read = read_place(place, environ, trusting=trusting)
+        except ConfigError as e:  # one file unreadable: the others still load
+            warnings.warn(f"{e}; skipped", ConfigWarning, stacklevel=2)
+            continue
+        for found in read:
+            if not found.trusted:
+                held_back.append(found)
+                continue
+            mine = out.pop(found.config.name, None)
+            if mine is not None and place.folder is not None:
+                warnings.warn(f"{place.path}: project server {found.config.name!r} replaces your "
+                              f"{mine.place.scope} server of that name", ConfigWarning, stacklevel=2)  # fmt: skip
             out[found.config.name] = found
-    return list(out.values())
+    return [*out.values(), *held_back]
+
+
+def trust_question(found: list[Found]) -> trust.TrustQuestion | None:
+    """What to ask the person about ``found``'s servers not trusted (a client has one project
+    file, so one question): what each would run, as written, and which of the person's own
+    each shares a name with (their own is used meanwhile). None: all trusted."""
+    untrusted = [one for one in found if not one.trusted]
+    if not untrusted:
+        return None
+    place, current = untrusted[0].place, untrusted[0].digest
+    if place.folder is None or current is None:
+        return None  # a user file is always trusted: not reached
+    mine = {one.config.name: one.place.scope for one in found if one.trusted}
+    return trust.TrustQuestion(
+        place.folder,
+        place.path,
+        current,
+        {one.config.name: one.target() for one in untrusted},
+        {one.config.name: mine[one.config.name] for one in untrusted if one.config.name in mine},
+        changed=trust.trusted_digest(place.folder, place.name) is not None,
+        reaches={one.config.name: trust.reach(one.entry) for one in untrusted},
+    )
+
+
+def startable(found: list[Found], how: str = trust.TRUST_HINT) -> list[ServerConfig]:
+    """The configs of ``found`` that may start; a ConfigWarning says which were left out and
+    ``how`` to trust them (the Python API's ``load_from``)."""
+    question = trust_question(found)
+    if question is not None:
+        warnings.warn(question.untrusted_note(how), ConfigWarning, stacklevel=2)
+    return [one.config for one in found if one.trusted]
 
 
 # -- each client's dialect, as ours --------------------------------------------------------
@@ -263,9 +373,10 @@ def _references(entry: Any) -> dict[str, str]:
     refs: dict[str, str] = {}
     if not isinstance(entry, dict):
         return refs
-    url = entry.get("url")
-    if isinstance(url, str) and "${" in url:
-        refs["url"] = url.replace("${env:", "${")
+    for part in ("url", "command"):
+        value = entry.get(part)
+        if isinstance(value, str) and "${" in value:
+            refs[part] = value.replace("${env:", "${")
     args = entry.get("args")
     for i, arg in enumerate(args if isinstance(args, list) else ()):
         if isinstance(arg, str) and "${" in arg:
@@ -283,25 +394,43 @@ def _references(entry: Any) -> dict[str, str]:
 def _workspace(place: Place) -> Path:
     """``${workspaceFolder}``: the project a project file is in (the folder above its
     ``.vscode``, ``.cursor``, ``.gemini`` or ``.codex``), else the current folder."""
-    folder = place.path.parent
-    if place.scope == "project":
-        return folder.parent if folder.name.startswith(".") else folder
-    return Path.cwd()
+    return place.folder if place.folder is not None else Path.cwd()
 
 
 def _read_toml(path: Path) -> Any:
+    try:
+        text = read_regular(path, str(path), "give the path of a config.toml file").decode("utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    return _parse_toml(text, path)
+
+
+def _parse_toml(text: str, path: Path) -> Any:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10 (mypy checks as 3.10; the test venv is newer, without tomli)
         import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or tables nested too deeply to read; fix the file") from None
 
 
-__all__ = ["CLIENTS", "Found", "Place", "check_client", "entries", "places", "read_client", "read_place"]
+__all__ = [
+    "CLIENTS",
+    "Found",
+    "Place",
+    "check_client",
+    "entries",
+    "held",
+    "is_trusted",
+    "places",
+    "read_client",
+    "read_place",
+    "startable",
+    "trust_question",
+]

@@ -9,18 +9,21 @@ A file is checked in two steps: the document (the servers object, their names, t
 every server takes), then each server against ``SERVERS[kind]``, the keys of its kind
 (stdio, http, sse or auto), which servers.py reads from ``type`` (or ``url`` / ``command``).
 
-Two annotations of ours ride along (JSON Schema ignores keywords it does not know):
+Three keywords of ours ride along (JSON Schema ignores keywords it does not know):
 
 - ``message``: what to say when this subschema fails: one template, or one per keyword.
   ``{at}`` is the file and key path (``.mcp.json: mcpServers.s.args[1]``), ``{key}`` the
   last key, ``{value}`` the value (``{value!r}`` its repr), ``{json}`` it as JSON,
   ``{type}`` its type's name (``null`` for None) and ``{root}`` the whole instance.
+- ``finite``: true for a number that must be finite (not NaN, not infinite), a keyword
+  check.py adds to the validator.
 - ``ignored``: with ``additionalProperties: false``, a key not listed is not an error but
   one ConfigWarning, worded per key (``*``: any other key); ``{at}`` is the object holding it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -28,6 +31,7 @@ from ..auth.settings import GRANTS
 from ..protocol.constants import MODERN_PROTOCOL_VERSIONS, PROTOCOL_CHOICES
 
 __all__ = [
+    "is_seconds",
     "plain_name",
     "plainly_valid",
     "CLAUDE_CODE",
@@ -60,7 +64,14 @@ _PROTOCOLS = ", ".join(PROTOCOL_CHOICES)
 
 
 def _seconds(message: str) -> Schema:
-    return {"type": ["number", "null"], "exclusiveMinimum": 0, "message": message}
+    # finite (ours, check.py): NaN passes every comparison JSON Schema has, and Infinity (or
+    # 1e999) is no deadline; Python's json reads both, TOML writes nan and inf.
+    return {"type": ["number", "null"], "exclusiveMinimum": 0, "finite": True, "message": message}
+
+
+def is_seconds(value: Any) -> bool:
+    """True for a timeout that is a deadline: a number of seconds above 0, finite (not NaN)."""
+    return type(value) in (int, float) and 0 < value < math.inf
 
 
 # -- a server in a file ----------------------------------------------------------------------
@@ -86,6 +97,8 @@ _COMMON = {
     "tool_timeout_sec": _FILE_SECONDS,
     # The tools used (globs): ours in camelCase, Codex's in snake_case.
     **{key: _PATTERNS for key in ("enabledTools", "disabledTools", "enabled_tools", "disabled_tools")},
+    # Tools that run without asking, though annotated destructive (Roo Code's and Cline's keys).
+    **{key: _PATTERNS for key in ("alwaysAllow", "autoApprove")},
     "maxConcurrency": {"type": "integer", "minimum": 1, "message": "{at}: must be a whole number of calls, 1 or more"},
 }
 _STRING = {"type": "string", "message": "{at}: must be a string, not {type}"}
@@ -123,10 +136,9 @@ _KEYS = {
     "remote": {"url": _STRING, "headers": _STRING_MAP, "oauth": _OAUTH},
 }
 _REQUIRED = {"stdio": "command", "remote": "url"}
-_APPROVALS = "tools that never ask are set per kernel: MCPMagics.approval_allow or ApprovalPolicy.allow"
 # Keys other clients read that mean nothing here, and what to do instead (braces doubled:
 # these are templates).
-_HINTS = {"autoApprove": _APPROVALS, "alwaysAllow": _APPROVALS, "headersHelper": "write headers with ${{VAR}} instead"}
+_HINTS = {"headersHelper": "write headers with ${{VAR}} instead"}
 
 # Phase one: what every server in a file must be, whatever its kind.
 _SERVER = {
@@ -203,6 +215,7 @@ SERVER_CONFIG = {  # checks vars(config): the fields, all there
         "protocol": {"enum": list(PROTOCOL_CHOICES), "message": _ITS + "unknown protocol {value!r}; use " + _PROTOCOLS},
         "enabled_tools": {**_PATTERNS, "type": ["array", "null"], "message": _ITS + "{key} must be a list of names"},
         "disabled_tools": {**_PATTERNS, "message": _ITS + "{key} must be a list of names"},
+        "allowed_tools": {**_PATTERNS, "message": _ITS + "{key} must be a list of names"},
         "max_concurrency": {
             "type": ["integer", "null"],
             "minimum": 1,
@@ -271,12 +284,10 @@ def plainly_valid(fields: dict[str, Any]) -> bool:
         and isinstance(needed, str)
         and needed != ""
         and not (transport == "sse" and protocol in MODERN_PROTOCOL_VERSIONS)
-        and all(
-            t is None or (type(t) in (int, float) and t > 0)
-            for t in (fields["startup_timeout"], fields["request_timeout"])
-        )
+        and all(t is None or is_seconds(t) for t in (fields["startup_timeout"], fields["request_timeout"]))
         and (fields["enabled_tools"] is None or _names(fields["enabled_tools"]))
         and _names(fields["disabled_tools"])
+        and _names(fields.get("allowed_tools", []))
         and (
             fields["max_concurrency"] is None
             or (type(fields["max_concurrency"]) is int and fields["max_concurrency"] > 0)

@@ -5,46 +5,34 @@
   ``~/.config/mcp-notebook`` on Linux, ``~/Library/Application Support/mcp-notebook`` on
   macOS, ``%APPDATA%\\mcp-notebook`` on Windows).
 - ``project``: shared with the project: ``./.mcp.json`` in the notebook's folder (the
-  kernel's working directory), the file Claude Code and others read too.
+  kernel's working directory), the file Claude Code and others read too. It comes with a
+  cloned repository, so its servers are used only once the person trusted the folder
+  (trust.py); until then they are listed, unexpanded, and never started.
 - ``local``: yours, in this project only: the same user file, under ``projects`` keyed by
   the project folder's absolute path (as Claude Code keeps it in ``~/.claude.json``).
 
-Loading all of them, a name in several scopes takes local over project over user. Writing
-keeps the file's other entries and keys, and replaces the file atomically.
+Loading all of them, a name in several scopes takes local over project over user (a project
+server replaces a user one only once trusted, and says so). Writing keeps the file's other
+entries and keys, and replaces the file atomically (through a link, files.py).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import sys
-import tempfile
-from collections.abc import Callable
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError
-from .entries import config_entry
-from .servers import ServerConfig, load_config, parse_config, read_json, servers_key, strip_jsonc
+from ...errors import ConfigError, ConfigWarning
+from . import trust
+from .entries import Variable, config_entry
+from .files import CONFIG_DIR_ENV, update_file, user_config_dir, write_atomic
+from .servers import ServerConfig, load_config, parse_config, parse_json, read_json, servers_key
 
 SCOPES = ("user", "project", "local")
-CONFIG_DIR_ENV = "MCP_NOTEBOOK_CONFIG_DIR"
-PROJECT_FILE = ".mcp.json"
-
-
-def user_config_dir() -> Path:
-    """The folder of the user-level file (``MCP_NOTEBOOK_CONFIG_DIR`` overrides it)."""
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    if sys.platform == "win32":
-        base = os.environ.get("APPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Roaming")
-    elif sys.platform == "darwin":
-        base = os.path.join(os.path.expanduser("~"), "Library", "Application Support")
-    else:
-        base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "mcp-notebook"
+PROJECT_FILE = trust.PROJECT_FILE
+TRUST_HINT = trust.TRUST_HINT  # what load_scopes' warning says to do about an untrusted folder
 
 
 def user_file() -> Path:
@@ -71,9 +59,52 @@ def looked_in(project: str | os.PathLike[str] | None = None) -> str:
     return f"{user_file()} (user and local scopes) and {project_folder(project) / PROJECT_FILE} (project scope)"
 
 
-def load_scopes(project: str | os.PathLike[str] | None = None) -> dict[str, ServerConfig]:
-    """Every saved server: user, then project, then local, a later scope replacing a server of
-    the same name. Missing files are skipped. Each config's ``source`` is its scope."""
+@dataclass
+class Scopes:
+    """What the scopes hold. ``servers``: those that may start (user, local, and the
+    project's once trusted), each with ``source`` its scope. ``untrusted``: the project's
+    while its folder is not trusted: as written (no ``${VAR}`` expanded), never started;
+    ``question`` is what to ask the person about them. ``replaced``: trusted project servers
+    that replace a user server of the same name."""
+
+    servers: dict[str, ServerConfig] = field(default_factory=dict)
+    untrusted: dict[str, ServerConfig] = field(default_factory=dict)
+    question: trust.TrustQuestion | None = None
+    replaced: list[str] = field(default_factory=list)
+    project_path: Path | None = None
+
+    def notes(self, how: str | None) -> list[str]:
+        """One line for each thing the person should know: a project server replacing theirs,
+        servers left unstarted (``how``: what trusts them; None: not this line)."""
+        out = [
+            f"{self.project_path}: project server {name!r} replaces your user server of that name"
+            for name in self.replaced
+        ]
+        if self.question is not None and how is not None:
+            out.append(self.question.untrusted_note(how))
+        return out
+
+
+def read_project(folder: Path) -> tuple[Any, str] | None:
+    """A folder's project file as JSON, with the digest of its bytes as read (None: no file;
+    read as trust.read_project_file reads: a regular file, capped)."""
+    path = folder / PROJECT_FILE
+    read = trust.read_project_file(path)
+    if read is None:
+        return None
+    data, current = read
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    return (parse_json(text, path) if text.strip() else {}), current
+
+
+def read_scopes(project: str | os.PathLike[str] | None = None, *, trusting: bool = False) -> Scopes:
+    """Every saved server: user, then project, then local, a later scope replacing a server
+    of the same name; missing files are skipped. The project's are used only if the person
+    trusted this folder with this file (``trusting``: trust the folder as it is now, every
+    project file in it, remembered)."""
     folder = project_folder(project)
     workspace = str(folder)
     path = user_file()
@@ -81,18 +112,69 @@ def load_scopes(project: str | os.PathLike[str] | None = None) -> dict[str, Serv
     # The user file is Claude Code's format (configschema.CLAUDE_CODE) plus "projects":
     # only this project's entry is read, itself in that format.
     found = {"user": parse_config(data, source=str(path), workspace=workspace, key="mcpServers")}
-    project_path = folder / PROJECT_FILE
-    shared = read_json(project_path, missing_ok=True)
-    found["project"] = parse_config(shared, source=str(project_path), workspace=workspace) if shared else {}
     local = _project_entry(data, folder)
     found["local"] = _parse(local, "mcpServers", f"{path}: projects[{folder}]", workspace) if local else {}
-    out: dict[str, ServerConfig] = {}
+    out = Scopes(project_path=folder / PROJECT_FILE)
+    found["project"] = {}
+    project_file = read_project(folder)
+    if trusting:
+        _trust_as_is(folder, project_file)
+    if project_file is not None and project_file[0]:
+        shared, current = project_file
+        source = str(folder / PROJECT_FILE)
+        if trusting or trust.is_trusted(folder, current):
+            found["project"] = parse_config(shared, source=source, workspace=workspace)
+            out.replaced = [n for n in found["project"] if n in found["user"] and n not in found["local"]]
+        else:
+            out.untrusted = parse_config(shared, source=source, workspace=workspace, expand=False)
+            for config in out.untrusted.values():
+                config.source = "project"
+            if out.untrusted:
+                entries = shared[servers_key(shared, source)]
+                out.question = trust.TrustQuestion(
+                    folder,
+                    folder / PROJECT_FILE,
+                    current,
+                    {name: config.describe() for name, config in out.untrusted.items()},
+                    {n: "user" for n in out.untrusted if n in found["user"] and n not in found["local"]},
+                    changed=trust.trusted_digest(folder) is not None,
+                    reaches={name: trust.reach(entries[name]) for name in out.untrusted},
+                )
     for scope in SCOPES:
         for name, config in found[scope].items():
             config.source = scope
-            out.pop(name, None)  # the winner takes its own scope's place in the order
-            out[name] = config
+            out.servers.pop(name, None)  # the winner takes its own scope's place in the order
+            out.servers[name] = config
     return out
+
+
+def load_scopes(project: str | os.PathLike[str] | None = None, *, trusting: bool = False) -> dict[str, ServerConfig]:
+    """The servers of ``read_scopes`` that may start; a ConfigWarning for each note (a
+    project server replacing a user one, project servers not trusted, so not started)."""
+    found = read_scopes(project, trusting=trusting)
+    for note in found.notes(TRUST_HINT):
+        warnings.warn(note, ConfigWarning, stacklevel=2)
+    return found.servers
+
+
+def trust_project(project: str | os.PathLike[str] | None = None) -> Path | None:
+    """Trust a folder as it is now: every project file in it (``./.mcp.json``, and other
+    clients' such as ``.cursor/mcp.json``; trust.PROJECT_FILES). Its ``.mcp.json`` if it has
+    one, else the first project file trusted; None if the folder has none."""
+    folder = project_folder(project)
+    trusted = _trust_as_is(folder, read_project(folder))
+    return folder / trusted[0] if trusted else None
+
+
+def _trust_as_is(folder: Path, project_file: tuple[Any, str] | None) -> list[str]:
+    """Trust every project file of ``folder`` as it is; ``.mcp.json`` as read already
+    (``project_file``), so exactly what is used is what is trusted. The files trusted."""
+    files = trust.folder_digests(folder)
+    if project_file is not None:
+        files[PROJECT_FILE] = project_file[1]
+    if files:
+        trust.trust_folder(folder, files)
+    return sorted(files, key=trust.PROJECT_FILES.index)
 
 
 def load_servers(path: str | os.PathLike[str] | None = None) -> dict[str, ServerConfig]:
@@ -114,12 +196,16 @@ def _project_entry(data: dict[str, Any], folder: Path) -> Any:
 @dataclass
 class Saved:
     """Where a server was saved, and the variables its secrets refer to that are not set
-    to them here (set them before loading it elsewhere)."""
+    to them here (set them before loading it elsewhere). ``written``: the file changed, when
+    ``path`` is a symbolic link to it. ``trusted``: False for a project file whose folder is
+    not trusted (it was not before: what else it holds was never trusted)."""
 
     name: str
     scope: str
     path: Path
-    variables: list[str] = field(default_factory=list)
+    variables: list[Variable] = field(default_factory=list)
+    written: Path | None = None
+    trusted: bool = True
 
 
 def save_server(
@@ -130,7 +216,8 @@ def save_server(
     refs: dict[str, str] | None = None,
 ) -> Saved:
     """Write ``config`` into a scope's file (replacing an entry of that name). Secrets are
-    written as ``${VAR}`` references, never values (see entries.config_entry)."""
+    written as ``${VAR}`` references, never values (see entries.config_entry). A project
+    file that is a link is written through only to a file inside the project folder."""
     check_scope(scope)
     entry, variables = config_entry(config, refs)
     path = scope_file(scope, project)
@@ -139,8 +226,8 @@ def save_server(
     def change(data: dict[str, Any]) -> None:
         _servers_in(data, scope, folder, path)[config.name] = entry
 
-    update_file(path, change, private=scope != "project")
-    return Saved(config.name, scope, path, variables)
+    written, trusted = _update_scope(path, change, scope, folder)
+    return Saved(config.name, scope, path, variables, written if written != path else None, trusted)
 
 
 def remove_saved(name: str, where: str, *, project: str | os.PathLike[str] | None = None) -> Path:
@@ -163,8 +250,26 @@ def remove_saved(name: str, where: str, *, project: str | os.PathLike[str] | Non
 
     if not path.exists():
         raise ConfigError(f"{path}: no such file, so no server {name!r} saved there")
-    update_file(path, change, private=scope in ("user", "local"))
+    _update_scope(path, change, scope, folder)
     return path
+
+
+def _update_scope(path: Path, change: Any, scope: str | None, folder: Path) -> tuple[Path, bool]:
+    """``update_file`` for a scope's file: the file written, and whether it is trusted. The
+    project's: through a link only to a file in the project; and what the person writes
+    there themselves keeps the folder as trusted as it was (a file this creates holds only
+    their own servers: trusted). Trust is decided on the bytes the write read and recorded
+    for the bytes it wrote: a change landing before or after it (a ``git pull``) is not
+    trusted with it."""
+    if scope != "project":
+        return update_file(path, change, private=scope in ("user", "local")).path, True
+    if path.exists():
+        read_project(folder)  # a FIFO or device is refused here, before a write would read it
+    done = update_file(path, change, within=folder)
+    keep = done.read is None or trust.is_trusted(folder, trust.digest(done.read))
+    if keep:
+        trust.trust_folder(folder, {PROJECT_FILE: trust.digest(done.wrote)})
+    return done.path, keep
 
 
 def _servers_in(data: dict[str, Any], scope: str | None, folder: Path, path: Path, create: bool = True) -> Any:
@@ -192,62 +297,24 @@ def _not_an_object(path: Path, key: str, create: bool) -> None:
     return None
 
 
-def update_file(path: Path, change: Callable[[dict[str, Any]], None], *, private: bool = False) -> None:
-    """Read a JSON file (none: ``{}``), ``change`` it, write it back atomically (indent 2).
-    A file with comments is refused: rewriting it would lose them."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read it ({e.strerror})") from None
-    if text.strip() and strip_jsonc(text) != text:
-        raise ConfigError(f"{path}: it has comments or trailing commas, which rewriting would lose; edit it by hand")
-    data = read_json(path) if text.strip() else {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a JSON object")
-    change(data)
-    try:
-        write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", private=private)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot write it ({e.strerror}); nothing was changed") from None
-
-
-def write_atomic(path: Path, text: str, *, private: bool = False) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``: a reader
-    sees the old file or the new one, never half of one. A private file is mode 0600."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700 if private else 0o777)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        try:
-            mode = path.stat().st_mode & 0o777  # keep the file's own mode
-        except FileNotFoundError:
-            mode = 0o600 if private else 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 __all__ = [
     "CONFIG_DIR_ENV",
     "PROJECT_FILE",
     "SCOPES",
+    "TRUST_HINT",
     "Saved",
+    "Scopes",
     "check_scope",
     "load_scopes",
     "load_servers",
     "looked_in",
     "project_folder",
+    "read_project",
+    "read_scopes",
     "remove_saved",
     "save_server",
     "scope_file",
+    "trust_project",
     "update_file",
     "user_config_dir",
     "user_file",

@@ -16,6 +16,7 @@ import fnmatch
 import json
 import os
 import re
+import stat
 import sys
 import warnings
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ from ...errors import ConfigError, ConfigWarning, ToolExcluded
 from ..auth.settings import oauth_problem
 from ..safety.redact import redact_args, redact_mapping, redact_url
 from .check import check
+from .jsonc import strip_jsonc
 from .schema import (
     FORMATS,
     OAUTH_KEYS,
@@ -71,6 +73,8 @@ class ServerConfig:
     disabled_tools: list[str] = field(default_factory=list)
     # Tool calls in flight at once (None: no limit); more wait their turn.
     max_concurrency: int | None = None
+    # Tools (names or globs) that run without asking, though annotated destructive.
+    allowed_tools: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not plainly_valid(vars(self)):  # (jsonschema only for one that may be wrong: slow to import)
@@ -115,7 +119,7 @@ class ServerConfig:
 
             line = shlex.join([self.executable or "", *redact_args(self.args)])
             return line if self.executable == self.command else f"{self.command} → {line}"
-        return redact_url(str(self.url))
+        return redact_url(str(self.url), paths=True)
 
     def login(self) -> str | None:
         """How this client is authorized, in a few words (None: a stdio server, which needs
@@ -147,7 +151,7 @@ class ServerConfig:
             if self.cwd:
                 parts.append(f"cwd={self.cwd!r}")
         else:
-            parts.append(f"url={redact_url(str(self.url))!r}")
+            parts.append(f"url={redact_url(str(self.url), paths=True)!r}")
             if self.headers:
                 parts.append(f"headers={redact_mapping(self.headers)!r}")
             if self.oauth:
@@ -165,6 +169,8 @@ class ServerConfig:
             parts.append(f"disabled_tools={self.disabled_tools!r}")
         if self.max_concurrency is not None:
             parts.append(f"max_concurrency={self.max_concurrency!r}")
+        if self.allowed_tools:
+            parts.append(f"allowed_tools={self.allowed_tools!r}")
         if self.source != "kernel":
             parts.append(f"source={self.source!r}")
         return f"ServerConfig({', '.join(parts)})"
@@ -216,7 +222,7 @@ def read_json(path: str | os.PathLike[str], *, missing_ok: bool = False) -> Any:
     file when ``missing_ok``."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_regular(p, f"{p}", "give the path of a .mcp.json or mcp.json file").decode("utf-8")
     except FileNotFoundError:
         if missing_ok:
             return {}
@@ -225,10 +231,17 @@ def read_json(path: str | os.PathLike[str], *, missing_ok: bool = False) -> Any:
         raise ConfigError(f"{p}: cannot read it ({e.strerror})") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not UTF-8 text") from None
+    return parse_json(text, p)
+
+
+def parse_json(text: str, path: str | os.PathLike[str]) -> Any:
+    """A config file's text (comments and trailing commas allowed) as JSON; ``path`` names it in errors."""
     try:
         return json.loads(strip_jsonc(text))
     except json.JSONDecodeError as e:
-        raise ConfigError(f"{p}: not valid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        raise ConfigError(f"{path}: not valid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or objects nested too deeply to read; fix the file") from None
 
 
 def servers_key(data: Any, source: str) -> str:
@@ -248,9 +261,11 @@ def parse_config(
     workspace: str | None = None,
     environ: Mapping[str, str] | None = None,
     key: str | None = None,
+    expand: bool = True,
 ) -> dict[str, ServerConfig]:
     """Server configs from a file's parsed JSON; ``key`` names where the servers are
-    (default: ``mcpServers`` or ``servers``, whichever the file has)."""
+    (default: ``mcpServers`` or ``servers``, whichever the file has). ``expand=False``: for
+    showing only (config nobody trusted yet): ``${VAR}`` stays as written, no envFile is read."""
     key = key or servers_key(data, source)
     check(data, FORMATS[key], source=source)
     env = os.environ if environ is None else environ
@@ -259,7 +274,7 @@ def parse_config(
         where = f"{source}: {key}.{name}"
         kind = _kind(entry)
         check(entry, SERVERS[kind], source=source, base=(key, name))
-        out[name] = _entry(name, kind, entry, where, _Expander(env, workspace, where), workspace)
+        out[name] = _entry(name, kind, entry, where, _Expander(env, workspace, where, literal=not expand), workspace)
     return out
 
 
@@ -278,7 +293,8 @@ def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
     """disabled, protocol, the per-server timeouts (Claude Code's ``timeout``, in
     milliseconds, the request timeout; Codex's ``startup_timeout_sec`` and
     ``tool_timeout_sec``), the tools used (``enabledTools``/``disabledTools``, or
-    Codex's ``enabled_tools``/``disabled_tools``) and ``maxConcurrency``."""
+    Codex's ``enabled_tools``/``disabled_tools``), ``maxConcurrency`` and the tools that never
+    ask (``alwaysAllow``, or Cline's ``autoApprove``)."""
     out: dict[str, Any] = {"disabled": entry.get("disabled", False), "protocol": entry.get("protocol", "auto")}
     timeout = entry.get("timeout")
     if timeout is not None:
@@ -300,6 +316,9 @@ def _options(entry: dict[str, Any], where: str) -> dict[str, Any]:
             out[name] = list(patterns)
     if entry.get("maxConcurrency") is not None:
         out["max_concurrency"] = int(entry["maxConcurrency"])  # 2.0 is an integer to JSON Schema
+    allowed = entry.get("alwaysAllow", entry.get("autoApprove"))
+    if allowed is not None:
+        out["allowed_tools"] = list(allowed)
     return out
 
 
@@ -311,7 +330,7 @@ def _entry(
         if kind == "stdio":
             env = {k: expand(_text(v), f"env.{k}") for k, v in entry.get("env", {}).items()}
             env_file = expand(entry.get("envFile") or "", "envFile")
-            if env_file:
+            if env_file and not expand.literal:
                 env = {**read_env_file(Path(workspace or ".") / env_file, f"{where}.envFile"), **env}
             return ServerConfig(
                 name=name,
@@ -357,17 +376,39 @@ def _oauth(value: dict[str, Any], expand: _Expander) -> dict[str, Any]:
 
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+ENV_FILE_LIMIT = 1 << 20  # a dotenv file is a few lines: a bigger one is not one
+# Opened without waiting: a FIFO (or a device) named as a file would block its reader until
+# someone writes to it; refused once open, by what it is.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_regular(path: Path, shown: str, hint: str, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file (of at most ``limit`` bytes), else one
+    ConfigError line starting with ``shown`` and ending with ``hint``, what to do. OSError
+    (FileNotFoundError too) as ``open`` raises it."""
+    fd = os.open(path, _OPEN_FLAGS)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{shown}: not a regular file (a FIFO, a device or a folder); {hint}")
+        data = f.read() if limit is None else f.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise ConfigError(f"{shown}: larger than {limit >> 20} MiB; {hint}")
+    return data
 
 
 def read_env_file(path: Path, where: str) -> dict[str, str]:
     """A dotenv file (VS Code's ``envFile``): ``KEY=VALUE`` lines, ``#`` comments, an
-    optional ``export``, values optionally quoted. No expansion inside it."""
+    optional ``export``, values optionally quoted, at most ENV_FILE_LIMIT bytes. No expansion
+    inside it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, f"{where}: {path}", "point envFile at a file of KEY=VALUE lines",
+                            ENV_FILE_LIMIT).decode("utf-8")  # fmt: skip
     except FileNotFoundError:
         raise ConfigError(f"{where}: {path}: no such file") from None
     except OSError as e:
         raise ConfigError(f"{where}: {path}: cannot read it ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{where}: {path}: not UTF-8 text") from None
     out: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -387,12 +428,15 @@ def read_env_file(path: Path, where: str) -> dict[str, str]:
 
 
 class _Expander:
-    def __init__(self, environ: Mapping[str, str], workspace: str | None, where: str) -> None:
+    def __init__(self, environ: Mapping[str, str], workspace: str | None, where: str, literal: bool = False) -> None:
         self.environ = environ
         self.workspace = workspace
         self.where = where
+        self.literal = literal  # references stay as written
 
     def __call__(self, value: str, field_name: str) -> str:
+        if self.literal:
+            return value
         return _VAR.sub(lambda m: self._one(m.group(1), field_name), value)
 
     def _one(self, expr: str, field_name: str) -> str:
@@ -419,67 +463,18 @@ class _Expander:
         return value
 
 
-def strip_jsonc(text: str) -> str:
-    """Remove // and /* */ comments and trailing commas outside strings (VS Code's JSONC)."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        c = text[i]
-        if in_string:
-            out.append(c)
-            if c == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-            out.append(c)
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            # Keep newlines so that error line numbers still match the file.
-            out.append("\n" * text.count("\n", i, n if j < 0 else j))
-            i = n if j < 0 else j + 2
-            continue
-        elif c == "," and _next_significant(text, i + 1) in ("}", "]"):
-            pass  # a trailing comma (comments may come between it and the bracket)
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _next_significant(text: str, i: int) -> str:
-    """The first character at or after ``i`` that is not whitespace or in a comment."""
-    n = len(text)
-    while i < n:
-        if text[i].isspace():
-            i += 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-        else:
-            return text[i]
-    return ""
-
-
 __all__ = [
+    "ENV_FILE_LIMIT",
     "PYTHON_NAMES",
     "TRANSPORTS",
     "ServerConfig",
     "check_server_name",
     "load_config",
     "parse_config",
+    "parse_json",
     "read_env_file",
     "read_json",
+    "read_regular",
     "resolve_command",
     "servers_key",
     "strip_jsonc",

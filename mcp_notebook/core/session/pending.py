@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import contextvars
 import itertools
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -79,6 +80,11 @@ class Pending:
         self.rid = rid
         self.params: JSON | None = None  # as sent: a round's retry resends them
         self.rounds: Rounds | None = None  # once the server asked for input
+        if timeout is not None and not 0 < timeout < math.inf:  # (every request's timeout passes here)
+            if timeout != math.inf:
+                # NaN would be no deadline at all, and a negative one a request never waited for.
+                raise ValueError(f"timeout must be a number of seconds above 0 (None: no limit), not {timeout!r}")
+            timeout = None  # no limit, as None says (a wait cannot count down from infinity)
         self.timeout = timeout
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.on_progress: ProgressCallback | None = None

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from ...core.auth.oauth import LoginRequest
+from ...core.config.trust import TrustAnswer, TrustQuestion
 from ...core.loggers import RUNTIME as LOG
 from ...core.protocol.apps import Document
-from ...core.safety.text import printable
+from ...core.safety.text import printable, shown_name
 from ...core.session.session import Waker
 from ...errors import LoginRequired, ToolDenied
 from . import login
@@ -56,7 +57,13 @@ class ApprovalRequest:
 
     def describe(self) -> str:
         hints = ", ".join(f"{k}={v}" for k, v in self.annotations.items() if k.endswith("Hint")) or "none"
-        return f"{self.server}.{self.tool}{self.for_rows()} (hints from the server, untrusted: {hints})"
+        return f"{self.shown}{self.for_rows()} (hints from the server, untrusted: {hints})"
+
+    @property
+    def shown(self) -> str:
+        """``server.tool`` as a person must read it: a tool's name escaped (``ec\\x1b[mho``
+        never reads ``echo``)."""
+        return f"{self.server}.{shown_name(self.tool)}"
 
     def for_rows(self) -> str:
         """ " for 1,000 rows" for a bulk map (empty for one call)."""
@@ -176,6 +183,13 @@ class Interaction:
         (``Settings.task_timeout``). ``awaiting``: the call is awaited."""
         return False
 
+    def ask_trust(self, question: TrustQuestion, answer: Callable[[bool], TrustAnswer]) -> bool:
+        """Ask whether to trust a folder's project servers (``question``); ``answer(yes)``
+        acts on the answer (run, or awaited where nothing may block: a card's click) and
+        gives the lines to show, now or later.
+        False: nobody can be asked here (the caller says how to trust the folder)."""
+        return False
+
     def can_login(self) -> bool:
         """Whether ``alogin`` can reach a person now (by default: whether it is defined)."""
         return type(self).alogin is not Interaction.alogin
@@ -188,16 +202,20 @@ class Interaction:
         )
 
 
-def headless_approval(request: ApprovalRequest, policy: str) -> ApprovalAnswer:
-    """Nobody can answer: the policy decides, and says so in one line."""
+def headless_approval(request: ApprovalRequest, policy: str, how: str | None = None) -> ApprovalAnswer:
+    """Nobody can answer: the policy decides, and says so in one line (``how``: how to allow
+    the tool where this runs; by default a notebook's and Python's ways)."""
     if policy == "allow":
-        print(f"mcp-notebook: nobody can answer here; ran {request.server}.{request.tool} (headless policy: allow)",
+        print(f"mcp-notebook: nobody can answer here; ran {request.shown} (headless policy: allow)",
               file=sys.stderr)  # fmt: skip
         return "approve"
     denied = ToolDenied(
-        f"{request.server}.{request.tool} needs approval and nobody can answer here, so it was denied (nothing "
-        f"was sent); allow it with %config MCPMagics.approval_allow = {{'{request.server}': ['{request.tool}']}} "
-        "or client.approval.allow"
+        f"{request.shown} needs approval and nobody can answer here, so it was denied (nothing "
+        "was sent); allow it with "
+        + (
+            how
+            or f"%config MCPMagics.approval_allow = {{{request.server!r}: [{request.tool!r}]}} or client.approval.allow"
+        )
     )
     denied.unanswered = True
     raise denied
@@ -211,6 +229,22 @@ def approval_on_stdin(request: ApprovalRequest, read: Callable[[str], str | None
     answer = (read("[a]pprove / always [A]llow / [d]eny? ") or "").strip()
     answers: dict[str, ApprovalAnswer] = {"a": "approve", "approve": "approve", "A": "always", "always": "always"}
     return answers.get(answer, "deny")
+
+
+def trust_on_stdin(
+    question: TrustQuestion, answer: Callable[[bool], TrustAnswer], read: Callable[[str], str | None]
+) -> bool:
+    """Ask on a terminal (on stderr: stdout is for values) whether to trust a folder: only
+    "y" or "yes" trusts it; anything else, or the end of stdin, does not."""
+    for line in question.lines():
+        print(line, file=sys.stderr)
+    try:
+        reply = read("Trust this folder and start them? [y/N] ")
+    except StdinEnded:
+        reply = None
+    for line in answer((reply or "").strip().lower() in ("y", "yes")).run():
+        print(printable(line), file=sys.stderr)
+    return True
 
 
 class ConsoleInteraction(Interaction):
@@ -229,7 +263,7 @@ class ConsoleInteraction(Interaction):
 
     def _approve(self, request: ApprovalRequest, wake: Wake | None) -> ApprovalAnswer:
         if not stdin_is_terminal():
-            return headless_approval(request, self.headless_approval)
+            return headless_approval(request, self.headless_approval, self.allow_how(request))
         try:
             return approval_on_stdin(request, lambda prompt: read_line(prompt, wake))
         except StdinEnded:
@@ -253,6 +287,16 @@ class ConsoleInteraction(Interaction):
 
     def can_stop(self, awaiting: bool) -> bool:
         return stdin_is_terminal()  # Ctrl-C; `python x.py < /dev/null` under cron: nobody
+
+    def allow_how(self, request: ApprovalRequest) -> str | None:
+        """How to let ``request``'s tool run where nobody can answer (None: the notebook's
+        and Python's ways)."""
+        return None
+
+    def ask_trust(self, question: TrustQuestion, answer: Callable[[bool], TrustAnswer]) -> bool:
+        if not stdin_is_terminal():
+            return False
+        return trust_on_stdin(question, answer, lambda prompt: read_line(prompt))
 
     def can_login(self) -> bool:
         return stdin_is_terminal()
