@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
 import pytest
 
-from mcp_notebook import ApprovalPolicy, ApprovalRequest, Client, ToolDenied
+from mcp_notebook import ApprovalPolicy, ApprovalRequest, ArgumentError, Client, ToolDenied
 from mcp_notebook.runtime.asking.interaction import ApprovalAnswer, Interaction
 
 DESTRUCTIVE = {"destructiveHint": True}
@@ -122,5 +123,27 @@ def test_an_interaction_that_answers_only_while_it_waits_gets_each_call() -> Non
         interaction.waited_for.clear()
         demo.call_tool("query_penguins", {"species": "Adelie", "limit": 1})
         assert interaction.waited_for == ["demo"]  # not the fast path, which would skip it
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("awaited", [False, True], ids=["request", "arequest"])
+def test_a_raw_tools_call_request_is_refused_with_the_method_to_use(awaited: bool) -> None:
+    # request() would skip the tool lists and the approval policy: it names call_tool instead.
+    client = Client()  # the default policy, and nobody can answer here
+    try:
+        demo = client.add("demo", sys.executable, ["-m", "mcp_notebook.demo"], disabled_tools=["query_*"])
+        for name, arguments in (("delete_penguins", {"species": "Gentoo"}), ("query_penguins", {})):
+            params = {"name": name, "arguments": arguments}
+            with pytest.raises(ArgumentError) as info:
+                if awaited:
+                    asyncio.run(demo.arequest("tools/call", params))
+                else:
+                    demo.request("tools/call", params)
+            message = str(info.value)
+            assert "\n" not in message and "server.call_tool(" in message and "tools/call" in message
+        assert demo.request("resources/list")["resources"]  # other methods still go
+        client.approval.mode = "never"
+        assert "deleted 124" in demo.call_tool("delete_penguins", {"species": "Gentoo"}).text  # never sent before
     finally:
         client.close()

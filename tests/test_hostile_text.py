@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcp_notebook import Client, RPCError
-from mcp_notebook.commands import display, tables
+from mcp_notebook.commands import display, serverdisplay, tables
 from mcp_notebook.core.safety.text import CONTROL, escape, printable
 from mcp_notebook.runtime import Server
 
@@ -55,8 +55,8 @@ def renderings(server: Server) -> dict[str, str]:
     """Every text rendering of what the server sent, as a terminal would show it."""
     out = {
         "repr": repr(server),
-        "summary": display.summary_line(server, {"tools": 1}),
-        "status": repr(display.ServerStatus(server)),
+        "summary": serverdisplay.summary_line(server, {"tools": 1}),
+        "status": repr(serverdisplay.ServerStatus(server)),
         "text": display.call_result_text(server.call_tool("text")),
         "tool error": display.call_result_text(server.call_tool("tool_error")),
         "read": display.read_result_text(server.read_resource("hostile://doc")),
@@ -66,7 +66,7 @@ def renderings(server: Server) -> dict[str, str]:
         server.call_tool("fail")
     out["error"] = str(failed.value)
     server.call_tool("logs")
-    out["logs"] = repr(display.ServerLogs(server))
+    out["logs"] = repr(serverdisplay.ServerLogs(server))
     out["tools"] = tables.tools_frame(server.list_tools()).to_string()
     out["resources"] = tables.resources_frame(server.list_resources()).to_string()
     out["templates"] = tables.templates_frame(server.list_resource_templates()).to_string()
@@ -83,9 +83,9 @@ def test_every_text_rendering_shows_control_characters(hostile: Server) -> None:
     for name, text in renderings(hostile).items():
         assert not CONTROL.findall(text), f"{name}: {CONTROL.findall(text)}"
         assert "\\x1b[2J" in text and "\\x1b]52;c;" in text and "\\u202e" in text, name  # shown, not dropped
-    logs = repr(display.ServerLogs(hostile))
+    logs = repr(serverdisplay.ServerLogs(hostile))
     assert "log error:" in logs and "logger:" in logs
-    status = repr(display.ServerStatus(hostile))
+    status = repr(serverdisplay.ServerStatus(hostile))
     assert "instructions:\\x1b[2J" in status and "server:\\x1b[2J" in status
 
 

@@ -362,6 +362,7 @@ ROOMS = [
     "mcp_notebook.runtime.tasks",
     "mcp_notebook.runtime.calls",
     "mcp_notebook.runtime.connection",
+    "mcp_notebook.runtime.entries",  # a server's tools and prompts by name
     "mcp_notebook.runtime.facts",
     "mcp_notebook.runtime.skills",
     "mcp_notebook.runtime.handle",

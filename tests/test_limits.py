@@ -72,7 +72,7 @@ def test_gathered_calls_threads_and_a_map_keep_to_the_servers_limit(two_at_a_tim
     assert not frame["is_error"].any(), frame["error"].tolist()
     assert len(frame) == 100 and frame["met"].all() and frame["peak"].max() == 2  # as the server counted
     assert notes and all(n.startswith("2 at a time (sdk's maxConcurrency)") for n in notes), notes
-    from mcp_notebook.commands.display import ServerStatus
+    from mcp_notebook.commands.serverdisplay import ServerStatus
 
     assert "max_concurrency 2 (0 in flight, 0 waiting)" in repr(ServerStatus(server))  # what %mcp status says
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import threading
 import time
@@ -13,9 +14,9 @@ import webbrowser
 from typing import Any
 
 from ..core.auth.oauth import LoginRequest
-from ..core.safety.text import printable
+from ..core.safety.text import printable, shown_name
 from ..runtime.asking import login
-from ..runtime.asking.interaction import ConsoleInteraction
+from ..runtime.asking.interaction import ApprovalRequest, ConsoleInteraction
 
 __all__ = ["LineInteraction", "can_open_browser", "log_line"]
 
@@ -57,7 +58,15 @@ class LineInteraction(ConsoleInteraction):
             return
         self._shown[(server, tool)] = now
         amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
-        print(printable(f"{server}.{tool}: {amount}{' ' + message if message else ''}"), file=sys.stderr, flush=True)
+        line = f"{server}.{shown_name(tool)}: {amount}{' ' + message if message else ''}"
+        print(printable(line), file=sys.stderr, flush=True)
+
+    def allow_how(self, request: ApprovalRequest) -> str:
+        tool = request.shown  # a name with control characters shows escaped, never as another
+        return (
+            f'--allow {shlex.quote(tool)} on this command line, or "alwaysAllow": [{json.dumps(request.tool)}] '
+            f"in the server's saved entry"
+        )
 
     async def alogin(self, request: LoginRequest) -> str:
         paste = BrowserPaste() if self.open_browser and can_open_browser() else login.TerminalPaste()

@@ -16,7 +16,7 @@ from ..errors import (
     UnknownTool,
 )
 
-__all__ = ["AUTH", "CONNECT", "MEANINGS", "OK", "SERVER_ERROR", "TIMEOUT", "USAGE", "exit_code"]
+__all__ = ["AUTH", "CONNECT", "CUT", "MEANINGS", "OK", "SERVER_ERROR", "TIMEOUT", "USAGE", "exit_code"]
 
 OK = 0
 SERVER_ERROR = 1
@@ -24,6 +24,7 @@ USAGE = 2
 AUTH = 3
 CONNECT = 4
 TIMEOUT = 5
+CUT = 6  # never an error's: only a terminal's output, cut
 
 MEANINGS = {
     OK: "done",
@@ -32,6 +33,8 @@ MEANINGS = {
     AUTH: "authorization: a login is needed and nobody can give it here, a login failed, or a call was not approved",
     CONNECT: "could not connect: the server did not start, could not be reached, or exited",
     TIMEOUT: "timed out: no answer within the timeout (the request was cancelled on the server)",
+    CUT: "output cut: stdout is a terminal and the result was longer than it shows (stderr says so); "
+    "redirect stdout to a file or pipe for all of it",
 }
 
 

@@ -5,13 +5,15 @@ and ``mcp-notebook --help`` are written from that help).
 A value is what ``x = %mcp …`` assigns, what a cell shows and what the command line prints;
 a function that only acts prints one line and returns None. A user's mistake raises
 ArgumentError (the magic shows it as IPython's UsageError, the command line exits 2). By
-area: servers.py (add, load, list, status, logs, loglevel, restart, login, logout, remove),
+area: servers.py (add, load, list, status, logs, loglevel, restart, login, logout, remove;
+serverconfig.py reads add's words, for the command line's own server too),
 listings.py (tools, resources, templates, prompts), skills.py (skills, skill), compare.py
 (snapshot, diff), using.py (read, call, prompt, roots), bulk.py (map), tasks.py (tasks),
 history.py (history, transcript). The notebook adds those that need widgets (form,
 subscribe, unsubscribe: notebook/subcommands.py). Beside them: parsing.py (the grammar),
-steps.py (logic run blocking or awaited), tables.py (the only module importing pandas) and
-display.py (how values look as text and HTML).
+steps.py (logic run blocking or awaited), tables.py (the only module importing pandas),
+display.py (how results look as text and HTML) and serverdisplay.py (how a server looks:
+its summary line, status and logs).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The core's result types reach these renderers from their own ``_repr_mimebundle_``, so
 results show richly in any frontend, with or without ``%load_ext``, from a magic or from
 the Python API. Large outputs warn past one threshold and truncate the display (never
-the data) past another.
+the data) past another (the text ones: unless given a ``Budget``, the command line's).
 
 What a server sent is untrusted: HTML renderings escape it, and every rendering (HTML and
 text) shows its control characters as escapes (core/safety/text.py), so that a terminal never
@@ -19,15 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.protocol.era import is_modern
-from ..core.safety.text import escape, printable
-from ..core.types import CallResult, PromptResult, ReadResult, Status
-from ..runtime import Server
+from ..core.safety.text import escape, escape_name, printable, shown_name
+from ..core.types import CallResult, PromptResult, ReadResult
 
 __all__ = [
+    "Budget",
     "DisplayOptions",
-    "ServerLogs",
-    "ServerStatus",
+    "PRE_STYLE",
     "call_result_html",
     "call_result_text",
     "mimebundle",
@@ -36,11 +34,10 @@ __all__ = [
     "prompt_result_text",
     "read_result_html",
     "read_result_text",
-    "summary_line",
 ]
 
 _MUTED = "color:var(--jp-content-font-color2, #666);font-size:0.85em"  # a theme's variable
-_PRE = "white-space:pre-wrap;margin:0.2em 0;padding:0.4em;background:rgba(127,127,127,0.08);border-radius:3px"
+PRE_STYLE = "white-space:pre-wrap;margin:0.2em 0;padding:0.4em;background:rgba(127,127,127,0.08);border-radius:3px"
 _ERROR = "border-left:4px solid #d33;background:rgba(221,51,51,0.08);padding:0.4em 0.6em;margin:0.2em 0"
 _WARN = "border-left:4px solid #e90;background:rgba(238,153,0,0.08);padding:0.3em 0.6em;margin:0.2em 0"
 
@@ -59,14 +56,17 @@ def _tokens(chars: int) -> int:
     return chars // 4  # the usual rough estimate: about four characters a token
 
 
-class _Budget:
-    """Characters left to show before the display is cut."""
+class Budget:
+    """Characters left to show before a display is cut (None: never cut); ``cut``: whether
+    it was. A display makes its own from ``options``; the command line passes one."""
 
-    def __init__(self) -> None:
-        self.left = options.max_tokens * 4
+    def __init__(self, chars: int | None) -> None:
+        self.left = chars
         self.cut = False
 
     def take(self, text: str) -> str:
+        if self.left is None:
+            return text
         if len(text) <= self.left:
             self.left -= len(text)
             return text
@@ -74,7 +74,7 @@ class _Budget:
         return shown
 
 
-def _size_notes(total_chars: int, budget: _Budget, where: str, html_out: bool) -> list[str]:
+def _size_notes(total_chars: int, budget: Budget, where: str, html_out: bool) -> list[str]:
     notes = []
     tokens = _tokens(total_chars)
     if tokens > options.warn_tokens:
@@ -111,10 +111,10 @@ def _data_uri(mime: str, data: str) -> str:
     return f"data:{html.escape(mime, quote=True)};base64,{html.escape(data, quote=True)}"
 
 
-def _block_html(block: dict[str, Any], budget: _Budget) -> str:
+def _block_html(block: dict[str, Any], budget: Budget) -> str:
     kind = block.get("type")
     if kind == "text":
-        return f'<pre style="{_PRE}">{escape(budget.take(str(block.get("text", ""))))}</pre>'
+        return f'<pre style="{PRE_STYLE}">{escape(budget.take(str(block.get("text", ""))))}</pre>'
     if kind == "image" and block.get("data"):
         return f'<img src="{_data_uri(block.get("mimeType", "image/png"), block["data"])}" style="max-width:100%"/>'
     if kind == "audio" and block.get("data"):
@@ -126,15 +126,15 @@ def _block_html(block: dict[str, Any], budget: _Budget) -> str:
         return f"<div>🔗 <b>{name}</b> <code>{uri}</code> <span style='{_MUTED}'>{extra}</span></div>"
     if kind == "resource":
         return _contents_html(block.get("resource") or {}, budget)
-    return f'<pre style="{_PRE}">{escape(budget.take(_json(block)))}</pre>'
+    return f'<pre style="{PRE_STYLE}">{escape(budget.take(_json(block)))}</pre>'
 
 
-def _contents_html(item: dict[str, Any], budget: _Budget) -> str:
+def _contents_html(item: dict[str, Any], budget: Budget) -> str:
     uri = escape(str(item.get("uri", "")))
     mime = str(item.get("mimeType") or "")
     head = f"<div style='{_MUTED}'>📄 <code>{uri}</code> {escape(mime)}</div>"
     if "text" in item:
-        return head + f'<pre style="{_PRE}">{escape(budget.take(str(item["text"])))}</pre>'
+        return head + f'<pre style="{PRE_STYLE}">{escape(budget.take(str(item["text"])))}</pre>'
     blob = str(item.get("blob", ""))
     if mime.startswith("image/"):
         return head + f'<img src="{_data_uri(mime, blob)}" style="max-width:100%"/>'
@@ -216,24 +216,24 @@ def _result_size(result: CallResult) -> int:
 
 
 def call_result_html(result: CallResult) -> str:
-    budget = _Budget()
+    budget = Budget(options.max_tokens * 4)
     parts: list[str] = []
     if result.is_error:
         parts.append(
             f'<div style="{_ERROR}"><b>Tool error</b> from <code>{escape(result.server)}.'
-            f"{escape(result.tool)}</code></div>"
+            f"{escape_name(result.tool)}</code></div>"
         )
     structured_shown = _structured_shown(result)
     shown = _shown_blocks(result, structured_shown)
     parts += [_block_html(b, budget) for b in shown]
     if structured_shown:
         table = _table_html(result.structured)
-        parts.append(table or f'<pre style="{_PRE}">{escape(budget.take(_json(result.structured)))}</pre>')
+        parts.append(table or f'<pre style="{PRE_STYLE}">{escape(budget.take(_json(result.structured)))}</pre>')
     if result.output_error:
         parts.append(f'<div style="{_WARN}">{escape(result.output_error)}</div>')
     parts = _size_notes(_result_size(result), budget, ".content / .text / .structured", True) + parts
     blocks = len(result.content)
-    footer = f"{result.server}.{result.tool} · {blocks} content block{'s' * (blocks != 1)}"
+    footer = f"{result.server}.{shown_name(result.tool)} · {blocks} content block{'s' * (blocks != 1)}"
     if len(shown) < blocks:
         footer += f" ({blocks - len(shown)} repeating the structured value, not shown)"
     if result.structured is not None:
@@ -242,7 +242,7 @@ def call_result_html(result: CallResult) -> str:
     return "<div class='mcp-result'>" + "".join(parts) + "</div>"
 
 
-def _block_text(block: dict[str, Any], budget: _Budget) -> str:
+def _block_text(block: dict[str, Any], budget: Budget) -> str:
     kind = block.get("type")
     if kind == "text":
         return budget.take(str(block.get("text", "")))
@@ -258,8 +258,12 @@ def _block_text(block: dict[str, Any], budget: _Budget) -> str:
     return budget.take(_json(block))
 
 
-def call_result_text(result: CallResult) -> str:
-    budget = _Budget()
+def call_result_text(result: CallResult, budget: Budget | None = None) -> str:
+    """The result as text. ``budget``: the command line's, which says itself what it cut
+    (no size notes here); None: the display's own, cut past ``options.max_tokens`` with notes."""
+    notes_wanted = budget is None
+    if budget is None:
+        budget = Budget(options.max_tokens * 4)
     lines = ["Tool error:"] if result.is_error else []
     structured_shown = _structured_shown(result)
     lines += [_block_text(b, budget) for b in _shown_blocks(result, structured_shown)]
@@ -267,12 +271,13 @@ def call_result_text(result: CallResult) -> str:
         lines.append(budget.take(_json(result.structured)))
     if result.output_error:
         lines.append(f"⚠ {result.output_error}")
-    notes = _size_notes(_result_size(result), budget, ".content / .text / .structured", False)
-    return printable("\n".join(notes + lines))
+    if notes_wanted:
+        lines = _size_notes(_result_size(result), budget, ".content / .text / .structured", False) + lines
+    return printable("\n".join(lines))
 
 
 def read_result_html(result: ReadResult) -> str:
-    budget = _Budget()
+    budget = Budget(options.max_tokens * 4)
     parts = []
     for item in result.contents:
         table = None
@@ -297,8 +302,11 @@ def read_result_html(result: ReadResult) -> str:
     return "<div class='mcp-resource'>" + "".join(parts) + "</div>"
 
 
-def read_result_text(result: ReadResult) -> str:
-    budget = _Budget()
+def read_result_text(result: ReadResult, budget: Budget | None = None) -> str:
+    """The contents as text; ``budget`` as for ``call_result_text``."""
+    notes_wanted = budget is None
+    if budget is None:
+        budget = Budget(options.max_tokens * 4)
     lines = []
     for item in result.contents:
         if "text" in item:
@@ -307,12 +315,14 @@ def read_result_text(result: ReadResult) -> str:
             lines.append(
                 f"[{item.get('mimeType', 'blob')}, {len(str(item.get('blob', ''))) * 3 // 4:,} bytes: use .bytes]"
             )
-    size = sum(len(str(i.get("text", i.get("blob", "")))) for i in result.contents)
-    return printable("\n".join(_size_notes(size, budget, ".text / .bytes / .contents", False) + lines))
+    if notes_wanted:
+        size = sum(len(str(i.get("text", i.get("blob", "")))) for i in result.contents)
+        lines = _size_notes(size, budget, ".text / .bytes / .contents", False) + lines
+    return printable("\n".join(lines))
 
 
 def prompt_result_html(result: PromptResult) -> str:
-    budget = _Budget()
+    budget = Budget(options.max_tokens * 4)
     parts = [f"<div style='{_MUTED}'>{escape(result.description)}</div>"] if result.description else []
     for message in result.messages:
         role = escape(str(message.get("role", "")))
@@ -321,150 +331,14 @@ def prompt_result_html(result: PromptResult) -> str:
     return "<div class='mcp-prompt'>" + "".join(parts) + "</div>"
 
 
-def prompt_result_text(result: PromptResult) -> str:
-    budget = _Budget()
+def prompt_result_text(result: PromptResult, budget: Budget | None = None) -> str:
+    """The messages as text; ``budget`` as for ``call_result_text`` (a prompt has no size notes)."""
+    if budget is None:
+        budget = Budget(options.max_tokens * 4)
     lines = [result.description] if result.description else []
     for message in result.messages:
         lines.append(f"[{message.get('role', '')}] {_block_text(message.get('content') or {}, budget)}")
     return printable("\n".join(lines))
-
-
-# -- servers -----------------------------------------------------------------------------
-
-
-def summary_line(server: Server, counts: dict[str, int | None]) -> str:
-    """One line about a server: ✓ name: server version · protocol · counts."""
-    if server.error:
-        return printable(f"✗ {server.name}: {server.error}")
-    if server.status is Status.DISABLED:
-        return f"○ {server.name}: disabled ({server.config.source}); %mcp restart {server.name} connects it"
-    info = server.server_info
-    shown = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in counts.items() if n is not None)
-    return printable(
-        f"✓ {server.name}: {info.get('name', '?')} {info.get('version', '')} · protocol {server.protocol_version}"
-        + (f" · {shown}" if shown else "")
-    )
-
-
-def _protocol_line(server: Server) -> str | None:
-    """``2026-07-28 (modern, stateless)`` or ``2025-11-25 (legacy session)``; before a
-    connect, the setting when it is not auto."""
-    version = server.protocol_version
-    if version is None:
-        return None if server.config.protocol == "auto" else server.config.protocol
-    return f"{version} ({'modern, stateless' if is_modern(version) else 'legacy session'})"
-
-
-def _era_choice(server: Server) -> str | None:
-    """How the era was chosen: the pin, or under auto what the probe heard (a server that
-    spoke legacy before, or one on legacy SSE, is not probed)."""
-    pinned = server.config.protocol
-    if pinned != "auto":
-        return f"pinned: {pinned}"
-    note = server.era_note
-    if note is None or not note.startswith("legacy asked"):
-        return note
-    if server.transport_name == "sse":
-        return "legacy HTTP+SSE (it has no modern form): no probe"
-    return "spoke legacy at the last connect: not probed again"
-
-
-class ServerStatus:
-    """What ``%mcp status`` shows: the facts about one connection."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-        config = server.config
-        self.facts = {
-            "name": server.name,
-            "status": server.status.value,
-            "error": server.error,
-            "source": config.source,
-            "transport": config.transport,
-            "target": config.describe(),  # python → /venv/bin/python -m … when resolved
-            "login": config.login(),
-            "startup_timeout": config.startup_timeout if server.startup_timeout is None else server.startup_timeout,
-            "request_timeout": config.request_timeout,  # only when the config sets its own
-            "tools_used": _tool_lists(config.enabled_tools, config.disabled_tools),
-            "max_concurrency": _slots_line(server.connection.slots),
-            "pid": server.pid,
-            "server": server.server_info.get("name"),
-            "title": server.server_info.get("title"),
-            "version": server.server_info.get("version"),
-            "protocol": _protocol_line(server),
-            "chosen": _era_choice(server),
-        }
-        self.capabilities = server.capabilities
-        self.instructions = server.instructions
-
-    def __repr__(self) -> str:
-        lines = [f"{k:15} {v}" for k, v in self.facts.items() if v is not None]
-        lines.append(f"{'capabilities':15} {json.dumps(self.capabilities)}")
-        if self.instructions:
-            lines += ["instructions:", self.instructions]
-        return printable("\n".join(lines))
-
-    def _repr_html_(self) -> str:
-        rows = "".join(
-            f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(str(v))}</td></tr>"
-            for k, v in self.facts.items()
-            if v is not None
-        )
-        caps = escape(_json(self.capabilities))
-        out = f"<table>{rows}</table><details><summary>capabilities</summary><pre style='{_PRE}'>{caps}</pre></details>"
-        if self.instructions:
-            out += (
-                f"<details><summary>instructions</summary><pre style='{_PRE}'>"
-                f"{escape(self.instructions)}</pre></details>"
-            )
-        return out
-
-
-def _tool_lists(enabled: list[str] | None, disabled: list[str]) -> str | None:
-    only = [f"only {', '.join(enabled)}"] if enabled is not None else []
-    return "; ".join(only + ([f"not {', '.join(disabled)}"] if disabled else [])) or None
-
-
-def _slots_line(slots: Any) -> str | None:
-    if slots is None:
-        return None
-    return f"{slots.limit} ({slots.in_flight} in flight, {slots.waiting} waiting)"
-
-
-class ServerLogs:
-    """What ``%mcp logs`` shows: the server's stderr and its log notifications."""
-
-    def __init__(self, server: Server, lines: int = 200) -> None:
-        self.name = server.name
-        self.stderr = server.stderr.splitlines()[-lines:]
-        self.messages = server.logs[-lines:]
-        self.diagnostics = server.diagnostics[-lines:]
-
-    def _message_lines(self) -> list[str]:
-        out = []
-        for m in self.messages:
-            data = m.get("data")
-            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-            out.append(f"[{m.get('level', '?')}]{' ' + m['logger'] + ':' if m.get('logger') else ''} {text}")
-        return out
-
-    def __repr__(self) -> str:
-        parts = [f"stderr of {self.name} ({len(self.stderr)} lines):", *self.stderr]
-        parts += [f"log messages ({len(self.messages)}):", *self._message_lines()]
-        if self.diagnostics:
-            parts += ["skipped output and protocol notes:", *self.diagnostics]
-        return printable("\n".join(parts))
-
-    def _repr_html_(self) -> str:
-        def section(title: str, lines: list[str]) -> str:
-            body = escape("\n".join(lines)) or "(none)"
-            return f"<div><b>{escape(title)}</b><pre style='{_PRE}'>{body}</pre></div>"
-
-        out = section(f"stderr ({len(self.stderr)} lines)", self.stderr)
-        out += section(f"log messages ({len(self.messages)})", self._message_lines())
-        if self.diagnostics:
-            out += section("skipped output and protocol notes", self.diagnostics)
-        return out
 
 
 # -- the results' own display -------------------------------------------------------------

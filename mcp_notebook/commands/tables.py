@@ -1,7 +1,8 @@
 """The DataFrames of listings: ``%mcp servers/tools/resources/templates/prompts/roots/tasks``.
 
 A listing's text (names, titles, descriptions) is the server's, and pandas prints strings
-as they are in a terminal: listings hold it printable (core/safety/text.py). A result's table
+as they are in a terminal: listings hold it printable, and names as ``shown_name`` shows
+them (a tool ``ec\\x1b[mho`` must not list as ``echo``; core/safety/text.py). A result's table
 (``to_frame()``) is core/tables/frames.py's: data, never changed."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.protocol.tasks import TASK_COLUMNS, TaskRecord
-from ..core.safety.text import printable
+from ..core.safety.text import printable, shown_name
 from ..core.tables.frames import records_frame
 from ..core.types import Prompt, Resource, ResourceTemplate, Tool
 
@@ -94,8 +95,8 @@ def changes_frame(changes: Iterable[Any]) -> pd.DataFrame:
     return _frame([dict(vars(c)) for c in changes], CHANGE_COLUMNS)
 
 
-FOUND_COLUMNS = ["name", "transport", "target", "client", "scope", "file", "disabled"]
-PLACE_COLUMNS = ["client", "scope", "file", "exists", "servers", "error"]
+FOUND_COLUMNS = ["name", "transport", "target", "client", "scope", "trusted", "file", "disabled"]
+PLACE_COLUMNS = ["client", "scope", "file", "exists", "servers", "trusted", "error"]
 
 
 def found_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -145,7 +146,7 @@ def tools_frame(tools: Iterable[Tool]) -> pd.DataFrame:
     rows = [
         {
             "server": t.server,
-            "name": t.name,
+            "name": shown_name(t.name),
             "title": t.title,
             "description": t.description,
             "arguments": tool_arguments(t),
@@ -169,14 +170,18 @@ def _fields_frame(items: Iterable[Any], columns: list[str], **computed: Callable
     return _frame(rows, columns)
 
 
+def _name(item: Any) -> Any:
+    return shown_name(item.name) if isinstance(item.name, str) else item.name
+
+
 def resources_frame(resources: Iterable[Resource]) -> pd.DataFrame:
-    frame = _fields_frame(resources, RESOURCE_COLUMNS)
+    frame = _fields_frame(resources, RESOURCE_COLUMNS, name=_name)
     frame["size"] = frame["size"].astype("Int64")
     return frame
 
 
 def templates_frame(templates: Iterable[ResourceTemplate]) -> pd.DataFrame:
-    return _fields_frame(templates, TEMPLATE_COLUMNS)
+    return _fields_frame(templates, TEMPLATE_COLUMNS, name=_name)
 
 
 def prompt_arguments(prompt: Prompt) -> str:
@@ -184,7 +189,7 @@ def prompt_arguments(prompt: Prompt) -> str:
 
 
 def prompts_frame(prompts: Iterable[Prompt]) -> pd.DataFrame:
-    return _fields_frame(prompts, PROMPT_COLUMNS, arguments=prompt_arguments)
+    return _fields_frame(prompts, PROMPT_COLUMNS, arguments=prompt_arguments, name=_name)
 
 
 def roots_frame(roots: list[dict[str, Any]]) -> pd.DataFrame:

@@ -24,6 +24,7 @@ from ..runtime.asking.interaction import ApprovalAnswer, ApprovalRequest, approv
 from ..runtime.asking.terminal import StdinEnded
 from . import console
 from .notices import note
+from .places import cell_text
 
 __all__ = ["Approval", "Asker", "Elicitation", "Login", "Question", "Sampling", "UrlElicitation", "draft"]
 
@@ -144,7 +145,8 @@ class UrlElicitation(Elicitation):
 
     def on_stdin(self, asker: Asker) -> dict[str, Any]:
         url = self.params.get("url", "")
-        print(printable(f"{self.server} asks you to open a page: {self.params.get('message', '')}\n  {url}"))
+        # A refused address is shown broken (in a kernel this is stream output, made links of).
+        print(cell_text(printable(f"{self.server} asks you to open a page: {self.params.get('message', '')}\n  {url}")))
         problem = link_problem(url)
         if problem is not None:  # nothing to open: only declining or cancelling make sense
             print(f"  ⚠ do not open it: {problem}")
@@ -177,7 +179,7 @@ class Sampling(Question):
     def on_stdin(self, asker: Asker) -> dict[str, Any]:
         for message in self.params.get("messages") or []:
             content = message.get("content") or {}
-            print(printable(f"[{message.get('role')}] {content.get('text', '')}"))
+            print(cell_text(printable(f"[{message.get('role')}] {content.get('text', '')}")))
         text, model = draft(asker.sampler, self.params)
         prompt = f"{self.server} asks for a model reply (empty declines){f' [{text}]' if text else ''}: "
         reply = console.read_answer(printable(prompt)) or text

@@ -23,7 +23,7 @@ from ..core.protocol.tasks import augment, created_task, offers_tasks
 from ..core.safety.text import printable
 from ..core.session.session import ProgressCallback
 from ..core.types import CallResult, Prompt, PromptResult, ReadResult, Resource, ResourceTemplate, Status, Tool
-from ..errors import MCPError, ProtocolError, RequestCancelled, RPCError, UnknownPrompt, UnknownTool
+from ..errors import ArgumentError, MCPError, ProtocolError, RequestCancelled, RPCError
 from .asking.interaction import VIEW_CALL, AppCall
 from .asking.progress import MapProgress
 from .bulk.rows import RowSource, every_row, parameters
@@ -31,10 +31,11 @@ from .bulk.run import GRACE_S, MapRun, OnError, check_explode, check_options, di
 from .calls import Finish, ToolPlan, asks_old_way, call_progress, legacy_asker, url_required, watched, watching
 from .connection import Connection
 from .context import DEFAULT, Runtime
+from .entries import Entries
 from .functions.functions import Tools
 from .functions.schemas import tool_schema
 from .listening import Listener
-from .params import complete_params, did_you_mean, log_level_params, named, prompt_params, resource_uri, tool_arguments
+from .params import complete_params, log_level_params, prompt_params, resource_uri, tool_arguments
 from .sessionlink import SessionLink
 from .skills import SkillOps
 from .steps import GrantedSteps, Steps, awaitable, blocking
@@ -52,7 +53,7 @@ class Server(SkillOps):
     def __init__(self, runtime: Runtime, config: ServerConfig, *, startup_timeout: float | None = None) -> None:
         self.runtime = runtime  # shared with the Client and its other servers
         self.connection = Connection(runtime, config, startup_timeout=startup_timeout)
-        self._tool_index: tuple[Any, dict[str, JSON]] = (None, {})
+        self._entries = Entries(self.connection)  # its tools and prompts by name
         self.tools = Tools(self)
         """The tools as Python functions: ``server.tools.NAME(...)``; ``await server.tools.NAME.acall(...)``."""
         # Each tool's arguments as last sent (a form starts from them: %mcp form).
@@ -150,41 +151,10 @@ class Server(SkillOps):
 
     def get_tool(self, name: str) -> Tool:
         """One tool, from the cached listing when there is one; UnknownTool if none."""
-        raw = self._cached_tool(name) or self.runtime.run(self._find_tool(name, required=True), self.name)
+        entries = self._entries
+        raw = entries.cached_tool(name) or self.runtime.run(entries.find_tool(name, required=True), self.name)
         assert raw is not None
         return Tool.from_raw(self.name, self.runtime.tool_names.add(self.name, name), raw)
-
-    def _cached_tool(self, name: str) -> JSON | None:
-        """The tool's listing entry if the listing is cached (safe from any thread)."""
-        raws = self.connection.cached("tools")
-        if raws is None:
-            return None
-        key, index = self._tool_index
-        if key is not raws:
-            index = {raw["name"]: raw for raw in raws if isinstance(raw.get("name"), str)}
-            self._tool_index = (raws, index)
-        return index.get(name)
-
-    async def _find_tool(self, name: str, required: bool) -> JSON | None:
-        """The tool's listing entry; UnknownTool if it is required and not there (on the loop)."""
-        tool = self._cached_tool(name)
-        if tool is not None:
-            return tool
-        # Not listed yet, or the listing is stale (a server that forgot list_changed).
-        raws = await self.connection.listing("tools", None)
-        tool = self._cached_tool(name) or named(raws, name)
-        if tool is None and required:
-            raise UnknownTool(f"server {self.name!r} has no tool {name!r}{did_you_mean(raws, name, 'list_tools()')}")
-        return tool
-
-    async def _find_prompt(self, name: str) -> JSON:
-        """The prompt's listing entry, refetched: the listing may be stale (on the loop)."""
-        raws = await self.connection.listing("prompts", None)
-        prompt = named(raws, name)
-        if prompt is None:
-            hint = did_you_mean(raws, name, "list_prompts() shows them")
-            raise UnknownPrompt(f"server {self.name!r} has no prompt {name!r}{hint}")
-        return prompt
 
     # -- calls -------------------------------------------------------------------------
 
@@ -254,11 +224,11 @@ class Server(SkillOps):
         runtime = self.runtime
         self.connection.config.check_tool(name)
         check = runtime.settings.validate if validate is None else validate
-        tool = self._cached_tool(name)
+        tool = self._entries.cached_tool(name)
         if tool is None and (
             check or runtime.approval.mode != "never" or (not self.modern and offers_tasks(self.capabilities))
         ):
-            tool = await steps.run(self._find_tool(name, required=check), self.name)
+            tool = await steps.run(self._entries.find_tool(name, required=check), self.name)
         modern = self.modern  # read after the listing, which may have opened a new session (of another era)
         legacy_tasks = not modern and offers_tasks(self.capabilities)
         as_task = legacy_tasks and augment(tool, self.capabilities, task)
@@ -276,7 +246,7 @@ class Server(SkillOps):
         if plan.check is not None:
             plan.check(arguments)
         if ask:
-            request = self.runtime.approval_request(self.name, name, tool, arguments)
+            request = self.runtime.approval_request(self.name, name, tool, arguments, self.connection.config)
             if request is not None:
                 self.runtime.take_answer(request, await steps.approve(request))
         params: JSON = {"name": name, "arguments": arguments}  # a map's rows are fresh dicts, a call's a copy
@@ -353,7 +323,7 @@ class Server(SkillOps):
         the frame so far, the rest marked ``cancelled`` (``not sent`` after a server exits)."""
         check_options(concurrency, retries, on_error, explode)
         runtime = self.runtime
-        listing = await steps.run(self._find_tool(tool, required=True), self.name)
+        listing = await steps.run(self._entries.find_tool(tool, required=True), self.name)
         if listing is not None and not apps.for_model(listing):
             raise ValueError(f"{self.name}.{tool} is called only by its server's app (MCP Apps visibility): not mapped")
         check_explode(tool, listing, explode)
@@ -361,7 +331,7 @@ class Server(SkillOps):
         head = source.head(3)
         if head:  # asked once, for every row (shown: the first rows that can be sent)
             examples = tuple(a for a in head if isinstance(a, dict))
-            request = runtime.approval_request(self.name, tool, listing, examples[0] if examples else {})
+            request = runtime.approval_request(self.name, tool, listing, (examples or ({},))[0], self.connection.config)
             if request is not None:
                 request = dataclasses.replace(request, rows=source.total, examples=examples)
                 runtime.take_answer(request, await steps.approve(request))
@@ -383,7 +353,7 @@ class Server(SkillOps):
         def call(arguments: JSON) -> Awaitable[JSON]:
             nonlocal looked
             if listings is None or listings.version != looked:
-                if self._cached_tool(tool) is not plan.listing:
+                if self._entries.cached_tool(tool) is not plan.listing:
                     return replanned(arguments)
                 looked = -1 if listings is None else listings.version  # the plan is the listing's
             return self._call_planned(granted, plan, arguments, per_call, False, result_fields)  # asked above
@@ -431,9 +401,9 @@ class Server(SkillOps):
         validation is off): a missing required one or an unknown one is an ArgumentError."""
         params = prompt_params(name, arguments)  # converted first: a missing value counts as not given
         if self.runtime.settings.validate and "prompts" in self.capabilities:
-            prompt = named(self.connection.cached("prompts") or [], name)
+            prompt = self._entries.cached_prompt(name)
             if prompt is None:
-                prompt = await steps.run(self._find_prompt(name), self.name)
+                prompt = await steps.run(self._entries.find_prompt(name), self.name)
             check_prompt_arguments(prompt, params.get("arguments", {}))
         raw = await steps.send(self.connection, "prompts/get", params, DEFAULT)
         return PromptResult.from_raw(self.name, name, raw)
@@ -490,7 +460,13 @@ class Server(SkillOps):
     async def _request(
         self, steps: Steps, method: str, params: JSON | None = None, *, timeout: float | None = DEFAULT
     ) -> JSON:
-        """Send any request and return the raw result (for methods without a helper)."""
+        """Send any request and return the raw result (for methods without a helper; not
+        ``tools/call``: ``call_tool`` applies the tool lists and the approval policy).
+        ``server.connection.request(...)`` is the layer below, unchecked: it sends what it is
+        given (the checked calls are built on it)."""
+        if method == "tools/call":  # sent raw, it would skip the tool lists and the approval policy
+            use = "use server.call_tool(name, arguments), which applies them (its .raw is the result as sent)"
+            raise ArgumentError(f"server {self.name!r}: request('tools/call') is refused: {use}")
         return await steps.send(self.connection, method, params, timeout)
 
     request, arequest = blocking(_request), awaitable(_request)

@@ -175,6 +175,9 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "database down"}})
         elif method == "ping":
             result(rid, {})
+        elif method == "faulty/hang":  # a raw request never answered (a tool call may not be sent raw)
+            log(f"hanging on request {rid}")
+            _hung.append(rid)
         elif rid is not None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}})
 

@@ -11,6 +11,12 @@ rendering of what a server sent goes through ``printable``; the data itself (a r
   bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) are shown as their Python
   escapes: ``\\x1b``, ``\\r``, ``\\x9b``, ``\\u202e``.
 - A ``\\r\\n`` line end is a line end; a lone ``\\r`` (which would overwrite the line) is shown.
+
+A name a server gives (a tool's, a prompt's, a resource's) goes through ``shown_name``
+instead: there nothing may be removed or hidden (``ec\\x1b[mho`` must not read ``echo``), so
+every character that is not visible by itself (controls, colour sequences included, newline
+and tab, format characters such as U+200B and the bidi marks, separators other than a space)
+is shown as its escape, and a backslash as ``\\\\`` (an escape cannot pass for another name).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import html
 # Defined in errors.py, which imports nothing of ours: every error's str() needs it.
 from ...errors import CONTROL, printable
 
-__all__ = ["CONTROL", "clipped", "escape", "printable"]
+__all__ = ["CONTROL", "clipped", "escape", "escape_name", "printable", "shown_name"]
 
 
 def escape(text: str) -> str:
@@ -32,3 +38,17 @@ def clipped(text: str, width: int = 120) -> str:
     """A server's short text for a one-line message: printable, at most ``width`` characters."""
     text = text if len(text) <= width else text[: width - 1] + "…"
     return printable(text).replace("\n", "\\n")  # one line: a newline is shown too
+
+
+def shown_name(name: str) -> str:
+    """A server's name (a tool's, a prompt's) as a person must read it: printable characters
+    as they are, every other one (and a backslash) as its Python escape, so that a name that
+    differs shows different."""
+    if name.isprintable() and "\\" not in name:
+        return name  # the usual case: nothing to do
+    return "".join(c if c.isprintable() and c != "\\" else repr(c)[1:-1] for c in name)
+
+
+def escape_name(name: str) -> str:
+    """``shown_name`` for HTML."""
+    return html.escape(shown_name(name))

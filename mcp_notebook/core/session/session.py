@@ -21,7 +21,7 @@ from ...errors import MCPError, MessageTooLarge, NotConnected, ProtocolError, Re
 from ...version import __version__
 from ..history.calls import NOT_RECORDING, Call, Recorder
 from ..loggers import CORE as LOG
-from ..loggers import DEBUG, wire
+from ..loggers import DEBUG, Once, wire
 from ..protocol import caching, era, rounds
 from ..protocol.constants import INVALID_REQUEST
 from ..protocol.messages import excerpt, malformed, not_json
@@ -70,6 +70,7 @@ class ClientSession:
         self.instructions: str | None = None
         self.logs: deque[JSON] = deque(maxlen=log_size)  # notifications/message params
         self.diagnostics: deque[str] = deque(maxlen=100)
+        self._logging = Once(f"logging a message of server {name!r}")  # DEBUG lines: said once if they fail
         self.closed_error: MCPError | None = None
         self.closed = False  # set when it ends (an attribute: every request of a bulk map reads it)
         self._requests = self.clocks = PendingRequests(name, transport.abandon)  # clocks: stopped for a login
@@ -307,7 +308,7 @@ class ClientSession:
     def _sent(self, message: JSON) -> Call | None:
         """A message about to go: into the history, and the log (its entry in the history)."""
         if LOG.isEnabledFor(DEBUG):
-            wire(self.name, "→", message)
+            wire(self.name, "→", message, self._logging)
         return self.recorder.sent(message)
 
     async def _send_quietly(self, message: JSON) -> None:
@@ -351,7 +352,7 @@ class ClientSession:
     def on_message(self, message: JSON, raw: Raw | None = None, related: int | str | None = None) -> None:
         self.recorder.received(message, raw)  # the history: the line as read (a big one elided), decoded on view
         if LOG.isEnabledFor(DEBUG):
-            wire(self.name, "←", message)
+            wire(self.name, "←", message, self._logging)
         try:
             # Checked here, once, for every transport: what passes has the types dispatch reads.
             problem = malformed(message)
