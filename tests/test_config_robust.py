@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 from IPython.core.error import UsageError
 from support.cli import DEMO
+from support.cli import run as run_cli
 from support.shells import extension_loaded, run
 from traitlets import TraitError
 
@@ -25,21 +25,6 @@ from mcp_notebook.core.config.servers import ServerConfig, load_config
 HOSTILE_KEY = "evil\x1b]0;owned\x07\x1b[31mKEY\u202e"
 DEEP = 100_000  # deeper than json's decoder goes
 RECURSES = 900  # json parses it; code that walks it recursively does not
-
-
-def mcp(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """``mcp-notebook ARGS`` with nobody at the terminal; a run that hangs fails the test
-    (the timeout) rather than the whole session."""
-    done = subprocess.run(
-        [sys.executable, "-m", "mcp_notebook", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    return done.returncode, done.stdout, done.stderr
 
 
 def one_line_error(stderr: str) -> str:
@@ -62,7 +47,7 @@ def test_an_unsupported_key_with_escape_sequences_is_shown_escaped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = write_config(tmp_path / "keys.json", {"s": {"command": "python", "disabled": True, HOSTILE_KEY: 1}})
-    code, _, stderr = mcp("--config", str(config), "list", cwd=tmp_path)
+    code, _, stderr = run_cli("--config", str(config), "list", cwd=tmp_path)
     assert code == 0, stderr
     assert "is not supported; ignored" in stderr
     assert "\x1b" not in stderr and "\x07" not in stderr and "\u202e" not in stderr
@@ -84,7 +69,7 @@ def test_an_unsupported_key_with_escape_sequences_is_shown_escaped(
 
 def test_a_key_with_escape_sequences_in_an_error_is_shown_escaped(tmp_path: Path) -> None:
     config = write_config(tmp_path / "env.json", {"s": {"command": "python", "env": {HOSTILE_KEY: None}}})
-    code, _, stderr = mcp("--config", str(config), "list", cwd=tmp_path)
+    code, _, stderr = run_cli("--config", str(config), "list", cwd=tmp_path)
     line = one_line_error(stderr)
     assert code == 2 and r"env.evil\x1b]0;owned\x07\x1b[31mKEY\u202e: must be a string" in line
     with pytest.raises(ConfigError) as raised:
@@ -99,7 +84,7 @@ def test_a_key_with_escape_sequences_in_an_error_is_shown_escaped(tmp_path: Path
 def test_an_env_file_that_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "env.fifo")
     config = write_config(tmp_path / "fifo.json", {"s": {"command": "python", "envFile": "env.fifo"}})
-    code, _, stderr = mcp("--config", str(config), "list", cwd=tmp_path)
+    code, _, stderr = run_cli("--config", str(config), "list", cwd=tmp_path)
     line = one_line_error(stderr)
     assert code == 2 and "env.fifo: not a regular file" in line and "KEY=VALUE" in line
 
@@ -109,7 +94,7 @@ def test_an_env_file_that_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
     vscode.mkdir(parents=True)
     servers = {"bad": {"command": "python", "envFile": str(tmp_path / "env.fifo")}, "good": {"command": "python"}}
     (vscode / "mcp.json").write_text(json.dumps({"servers": servers}))
-    code, stdout, stderr = mcp("--format", "json", "load", "--from", "vscode", "--dry-run", cwd=tmp_path,
+    code, stdout, stderr = run_cli("--format", "json", "load", "--from", "vscode", "--dry-run", cwd=tmp_path,
                                env={"HOME": str(home)})  # fmt: skip
     assert code == 0, stderr
     assert [row["name"] for row in json.loads(stdout)] == ["good"]
@@ -120,7 +105,7 @@ def test_an_env_file_too_large_is_refused(tmp_path: Path) -> None:
     (tmp_path / "big.env").write_text("A=" + "x" * (2 << 20) + "\n")
     (tmp_path / "small.env").write_text("A=1\n")
     config = write_config(tmp_path / "big.json", {"s": {"command": "python", "envFile": "big.env"}})
-    code, _, stderr = mcp("--config", str(config), "list", cwd=tmp_path)
+    code, _, stderr = run_cli("--config", str(config), "list", cwd=tmp_path)
     line = one_line_error(stderr)
     assert code == 2 and "big.env: larger than 1 MiB" in line
     small = write_config(tmp_path / "small.json", {"s": {"command": "python", "envFile": "small.env"}})
@@ -133,7 +118,7 @@ def test_an_env_file_too_large_is_refused(tmp_path: Path) -> None:
 def test_a_config_file_nested_too_deeply_is_a_usage_error(tmp_path: Path) -> None:
     deep = "[" * DEEP + "]" * DEEP
     (tmp_path / "deep.json").write_text('{"mcpServers": {"s": {"command": "python", "args": ' + deep + "}}}")
-    code, _, stderr = mcp("--config", str(tmp_path / "deep.json"), "list", cwd=tmp_path)
+    code, _, stderr = run_cli("--config", str(tmp_path / "deep.json"), "list", cwd=tmp_path)
     line = one_line_error(stderr)
     assert code == 2 and "nested too deeply" in line
     with pytest.raises(ConfigError, match="nested too deeply"):
@@ -142,7 +127,7 @@ def test_a_config_file_nested_too_deeply_is_a_usage_error(tmp_path: Path) -> Non
     # The project's own .mcp.json, found in the folder.
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / ".mcp.json").write_text((tmp_path / "deep.json").read_text())
-    code, _, stderr = mcp("list", cwd=tmp_path / "project", env={"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "ours")})
+    code, _, stderr = run_cli("list", cwd=tmp_path / "project", env={"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "ours")})
     line = one_line_error(stderr)
     assert code == 2 and "nested too deeply" in line
 
@@ -150,7 +135,7 @@ def test_a_config_file_nested_too_deeply_is_a_usage_error(tmp_path: Path) -> Non
 @pytest.mark.parametrize("depth", [50_000, RECURSES])  # (an argument of 128 KiB is too long to exec)
 def test_an_argument_nested_too_deeply_is_a_usage_error(tmp_path: Path, depth: int) -> None:
     value = "[" * depth + "]" * depth
-    code, _, stderr = mcp("call", "demo.query_penguins", f"limit={value}", "--", *DEMO, cwd=tmp_path)
+    code, _, stderr = run_cli("call", "demo.query_penguins", f"limit={value}", "--", *DEMO, cwd=tmp_path)
     line = one_line_error(stderr)
     assert code == 2 and "nested too deeply" in line
 
@@ -166,14 +151,16 @@ def test_one_bad_file_does_not_stop_load_from(tmp_path: Path) -> None:
     (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"fine": {"command": "python"}}}))
     env = {"HOME": str(home), "MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "ours")}
 
-    code, stdout, stderr = mcp("--format", "json", "load", "--from", cwd=tmp_path, env=env)
+    code, stdout, stderr = run_cli("--format", "json", "load", "--from", cwd=tmp_path, env=env)
     assert code == 0, stderr
     rows = {(row["client"], row["scope"]): row for row in json.loads(stdout)}
     assert "nested too deeply" in rows["claude-desktop", "user"]["error"]
     assert rows["cursor", "user"]["servers"] == 1 and rows["cursor", "user"]["error"] is None
 
     # Claude Code's user file is unreadable, its project file is fine: that one is listed.
-    code, stdout, stderr = mcp("--format", "json", "load", "--from", "claude-code", "--dry-run", cwd=tmp_path, env=env)
+    code, stdout, stderr = run_cli(
+        "--format", "json", "load", "--from", "claude-code", "--dry-run", cwd=tmp_path, env=env
+    )
     assert code == 0, stderr
     assert [row["name"] for row in json.loads(stdout)] == ["good"]
     assert "nested too deeply" in stderr and "skipped" in stderr
@@ -190,7 +177,7 @@ def test_a_timeout_option_that_is_no_deadline_is_refused(tmp_path: Path, bad: st
         ["read", "demo", "penguins://about", f"--timeout={bad}", "--", *DEMO],
         ["add", "s", f"--timeout={bad}", "--", *DEMO],
     ):
-        code, _, stderr = mcp(*words, cwd=tmp_path, env={"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "ours")})
+        code, _, stderr = run_cli(*words, cwd=tmp_path, env={"MCP_NOTEBOOK_CONFIG_DIR": str(tmp_path / "ours")})
         line = one_line_error(stderr)
         assert code == 2 and "above 0" in line and bad in line, (words, line)
 
@@ -207,7 +194,7 @@ def test_a_timeout_option_that_is_no_deadline_is_refused(tmp_path: Path, bad: st
 )
 def test_a_timeout_in_a_file_that_is_no_deadline_is_refused(tmp_path: Path, entry: str) -> None:
     (tmp_path / "t.json").write_text('{"mcpServers": {"s": {"command": "python", "disabled": true, ' + entry + "}}}")
-    code, _, stderr = mcp("--config", str(tmp_path / "t.json"), "list", cwd=tmp_path)
+    code, _, stderr = run_cli("--config", str(tmp_path / "t.json"), "list", cwd=tmp_path)
     line = one_line_error(stderr)
     assert code == 2 and "must be a number above 0" in line and "timeout" in line, line
     with pytest.raises(ConfigError):
@@ -220,7 +207,7 @@ def test_a_timeout_in_codex_toml_that_is_nan_is_skipped(tmp_path: Path) -> None:
     (home / ".codex" / "config.toml").write_text(
         '[mcp_servers.bad]\ncommand = "python"\nstartup_timeout_sec = nan\n\n[mcp_servers.good]\ncommand = "python"\n'
     )
-    code, stdout, stderr = mcp("--format", "json", "load", "--from", "codex", "--dry-run", cwd=tmp_path,
+    code, stdout, stderr = run_cli("--format", "json", "load", "--from", "codex", "--dry-run", cwd=tmp_path,
                                env={"HOME": str(home)})  # fmt: skip
     assert code == 0, stderr
     assert [row["name"] for row in json.loads(stdout)] == ["good"]

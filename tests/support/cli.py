@@ -11,9 +11,9 @@ from pathlib import Path
 DEMO = [sys.executable, "-m", "mcp_notebook.demo"]
 
 
-def cli(*args: str, cwd: Path, env: dict[str, str] | None = None, code: int = 0) -> tuple[str, str]:
-    """Run ``mcp-notebook ARGS`` with nobody at the terminal (stdin from /dev/null); its
-    stdout and stderr, after checking its exit status is ``code``."""
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run ``mcp-notebook ARGS`` with nobody at the terminal (stdin from /dev/null): its exit
+    status, stdout and stderr; a run that hangs fails the test (the timeout), not the session."""
     done = subprocess.run(
         [sys.executable, "-m", "mcp_notebook", *args],
         cwd=cwd,
@@ -23,8 +23,14 @@ def cli(*args: str, cwd: Path, env: dict[str, str] | None = None, code: int = 0)
         text=True,
         timeout=120,
     )
-    assert done.returncode == code, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
-    return done.stdout, done.stderr
+    return done.returncode, done.stdout, done.stderr
+
+
+def cli(*args: str, cwd: Path, env: dict[str, str] | None = None, code: int = 0) -> tuple[str, str]:
+    """``run``'s stdout and stderr, after checking its exit status is ``code``."""
+    status, out, err = run(*args, cwd=cwd, env=env)
+    assert status == code, (status, out[-2000:], err[-2000:])
+    return out, err
 
 
 def data(*args: str, cwd: Path, env: dict[str, str] | None = None) -> object:
