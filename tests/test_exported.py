@@ -26,6 +26,7 @@ SECRET = "tok-e7f1c2-never-written"
 def test_an_exported_test_passes_against_its_server_then_fails_readably_against_a_changed_one(tmp_path: Path) -> None:
     exported = tmp_path / "test_demo.py"
     with extension_loaded() as ip:
+        get_client().clear_history()  # the calls of this test only (a module before it may have called a "demo")
         run(ip, f"%mcp add demo --env API_TOKEN={SECRET} -- python {SERVERS / 'demo_changed.py'}")
         try:
             run(ip, "%mcp call demo.query_penguins species=Gentoo limit=2")
