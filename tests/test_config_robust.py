@@ -19,7 +19,7 @@ from support.cli import run as run_cli
 from support.shells import extension_loaded, run
 from traitlets import TraitError
 
-from mcp_notebook import Client, ConfigError, ConfigWarning
+from mcp_notebook import Client, ConfigError, ConfigWarning, Settings
 from mcp_notebook.core.config.servers import ServerConfig, load_config
 
 HOSTILE_KEY = "evil\x1b]0;owned\x07\x1b[31mKEY\u202e"
@@ -224,6 +224,32 @@ def test_the_python_api_refuses_a_timeout_that_is_no_deadline(bad: float) -> Non
     try:
         with pytest.raises(ValueError, match="above 0"):
             client.add("s", command=sys.executable, args=["-m", "mcp_notebook.demo"], startup_timeout=bad)
+    finally:
+        client.close()
+
+
+def test_a_client_s_timeout_settings_refuse_what_is_no_deadline() -> None:
+    """client.settings' timeouts set directly are checked as the magics' are: NaN, 0, a
+    negative or an infinite number is no deadline; None only where it means no limit."""
+    client = Client()
+    try:
+        settings = client.settings
+        for field in ("startup_timeout", "request_timeout", "task_timeout", "connect_timeout", "read_timeout"):
+            before = getattr(settings, field)
+            for bad in (math.nan, -1.0, 0, math.inf, "30", True):
+                with pytest.raises(ValueError, match=rf"settings\.{field} must be a number of seconds above 0"):
+                    setattr(settings, field, bad)
+                assert getattr(settings, field) == before
+            setattr(settings, field, 12.5)
+            assert getattr(settings, field) == 12.5
+        for field in ("request_timeout", "task_timeout", "read_timeout"):  # None: no limit
+            setattr(settings, field, None)
+            assert getattr(settings, field) is None
+        for field in ("startup_timeout", "connect_timeout"):
+            with pytest.raises(ValueError, match=rf"settings\.{field} must be"):
+                setattr(settings, field, None)
+        with pytest.raises(ValueError, match=r"settings\.startup_timeout must be"):
+            Settings(startup_timeout=math.nan)
     finally:
         client.close()
 

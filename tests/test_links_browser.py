@@ -3,11 +3,13 @@ Notebook 7 (tests/servers/hostile_links.py): JupyterLab makes a link of every ``
 ``data:`` and ``www.`` in text output, so an address the link policy refuses is shown broken
 there (``http[:]//…``), readable and never a link, in the server's log lines, its progress
 messages, the one line of its error, a usage error quoting its schema and the stderr of a
-server that would not start; an ``https:`` address stays a link. One Jupyter server and one
+server that would not start (its error, and %mcp load's ✗ line quoting it); an ``https:``
+address stays a link, and an address the person typed stays as typed. One Jupyter server and one
 browser for the module."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,3 +61,24 @@ def test_no_address_a_server_wrote_in_text_output_is_a_link_unless_allowed(
         assert "http[:]//example.com/x" in said[i] and "www[.]example.com/w" in said[i], said
         assert "file[:]///etc/passwd" in said[i] and "data[:]text/html" in said[i], said
         assert "https://example.org/ok" in said[i], said
+
+
+def test_a_server_text_in_our_own_lines_is_no_link_and_what_the_person_typed_is_as_typed(
+    notebook: Any, server: tuple[str, Path]
+) -> None:
+    """%mcp load's ✗ line quotes the stderr of a server that would not start: its refused
+    addresses broken; %mcp roots add's line shows the file: address of the folder the person
+    gave as it is."""
+    folder = server[1]
+    config = folder / "broken.json"
+    entry = {"command": sys.executable, "args": [str(SERVERS / "hostile_links.py"), "--stderr"]}
+    config.write_text(json.dumps({"mcpServers": {"broken": entry}}))
+    nb = notebook([f"%load_ext mcp_notebook\n%mcp load {config}", f"%mcp roots add {folder}"])
+    nb.run_all(0, 1)
+    nb.cell(1).locator(".jp-OutputArea-output", has_text="added root").wait_for(timeout=WAIT_MS)
+    links = nb.page.evaluate(LINKS)
+    assert [link for link in links if any(r in f"{link[0]} {link[1]}" for r in (*REFUSED, "www.example"))] == []
+    said = nb.output(0)
+    assert "✗ broken:" in said and "http[:]//example.com/x" in said and "www[.]example.com/w" in said, said
+    assert "https://example.org/ok" in said, said
+    assert f"✓ added root {folder.as_uri()}" in nb.output(1)

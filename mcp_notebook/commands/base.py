@@ -54,15 +54,19 @@ class Source(Protocol):
 @dataclass
 class Context:
     """What a subcommand runs with: the client; the namespace ``$name`` and ``{expr}`` read
-    and ``-o VAR`` writes; where its notes go; where servers not yet added come from; and
+    and ``-o VAR`` writes; where its notes go; where servers not yet added come from;
     ``literal``: words are taken as typed, no ``$name`` or ``{expr}`` (the command line, where
-    the shell has expanded them already and a ``{…}`` is data, never code to run)."""
+    the shell has expanded them already and a ``{…}`` is data, never code to run); and
+    ``server_text``: how what a server sent (its error, its name) shows inside a line of ours
+    (a notebook breaks the addresses the link policy refuses, since JupyterLab makes links
+    of them in text; what the person typed stays as typed)."""
 
     client: Client
     namespace: dict[str, Any]
     out: Callable[[str], None] = print
     source: Source | None = None
     literal: bool = False
+    server_text: Callable[[str], str] = serverdisplay.as_said
 
     @property
     def names(self) -> dict[str, Any] | None:
@@ -170,7 +174,7 @@ def counts(server: Server, *, fetch: bool = True) -> dict[str, int | None]:
 
 
 def report(ctx: Context, server: Server) -> None:
-    ctx.out(serverdisplay.summary_line(server, counts(server)))
+    ctx.out(serverdisplay.summary_line(server, counts(server), ctx.server_text))
 
 
 def report_saved(ctx: Context, saved: Saved) -> None:

@@ -9,6 +9,7 @@ as escapes (core/safety/text.py). How results look is display.py's.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..core.protocol.era import is_modern
@@ -17,21 +18,26 @@ from ..core.types import Status
 from ..runtime import Server
 from .display import PRE_STYLE
 
-__all__ = ["ServerLogs", "ServerStatus", "summary_line"]
+__all__ = ["ServerLogs", "ServerStatus", "as_said", "summary_line"]
 
 
-def summary_line(server: Server, counts: dict[str, int | None]) -> str:
-    """One line about a server: ✓ name: server version · protocol · counts."""
+def as_said(text: str) -> str:
+    """A server's words as they are: the default, and the command line's."""
+    return text
+
+
+def summary_line(server: Server, counts: dict[str, int | None], said: Callable[[str], str] = as_said) -> str:
+    """One line about a server: ✓ name: server version · protocol · counts. ``said``: how
+    what the server sent (its error, its name and version) shows in it (Context.server_text)."""
     if server.error:
-        return printable(f"✗ {server.name}: {server.error}")
+        return printable(f"✗ {server.name}: ") + said(printable(server.error))
     if server.status is Status.DISABLED:
         return f"○ {server.name}: disabled ({server.config.source}); %mcp restart {server.name} connects it"
     info = server.server_info
     shown = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in counts.items() if n is not None)
-    return printable(
-        f"✓ {server.name}: {info.get('name', '?')} {info.get('version', '')} · protocol {server.protocol_version}"
-        + (f" · {shown}" if shown else "")
-    )
+    named = said(printable(f"{info.get('name', '?')} {info.get('version', '')}"))
+    rest = f" · protocol {server.protocol_version}" + (f" · {shown}" if shown else "")
+    return printable(f"✓ {server.name}: ") + named + printable(rest)
 
 
 def _protocol_line(server: Server) -> str | None:

@@ -83,7 +83,7 @@ def starting(ctx: Context, configs: Iterable[ServerConfig], notes: Iterable[str]
 
     async def logic(taker: Taker) -> list[str]:
         started = await taker.take(add)
-        return [*said, *(serverdisplay.summary_line(s, counts(s)) for s in started)]
+        return [*said, *(serverdisplay.summary_line(s, counts(s), ctx.server_text) for s in started)]
 
     return Deferred.of(logic)
 

@@ -266,7 +266,7 @@ class MCPMagics(Magics):
             interaction.log_lines = self.log_lines
 
     def _context(self) -> commands.Context:
-        return commands.Context(self.client, self.shell.user_ns)
+        return commands.Context(self.client, self.shell.user_ns, server_text=cell_text)
 
     @no_var_expand  # $name and {expr} are ours to expand, keeping the values' types
     @line_magic

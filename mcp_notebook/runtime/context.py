@@ -14,13 +14,14 @@ from typing import Any, TypeVar
 from ..core.approval import ApprovalPolicy
 from ..core.auth.oauth import LoginRequest
 from ..core.auth.tokens import TokenStore, default_store
+from ..core.config.schema import is_seconds
 from ..core.config.servers import ServerConfig
 from ..core.history.calls import HISTORY_SIZE, History, Recorder
 from ..core.naming import ToolNames
 from ..core.protocol.tasks import TaskLog
 from ..core.session.session import Handlers
 from ..core.transports import DEFAULT_MAX_MESSAGE_SIZE
-from ..errors import ToolDenied
+from ..errors import ConfigError, ToolDenied
 from .asking.interaction import ApprovalAnswer, ApprovalRequest, ConsoleInteraction, Interaction
 from .loop import LoopThread, default_loop
 from .steps import AwaitingSteps, BlockingSteps
@@ -39,8 +40,20 @@ TASK_TIMEOUT = 600.0  # Settings.task_timeout: a headless run never waits for ev
 DEFAULT: Any = _Default()
 
 
+# The timeouts a Settings checks when set: whether None is allowed (it means no limit).
+_TIMEOUTS = {"startup_timeout": False, "request_timeout": True, "task_timeout": True, "connect_timeout": False,
+             "read_timeout": True}  # fmt: skip
+
+
 class Settings:
-    """Defaults a Client gives its servers; each can be changed at any time."""
+    """Defaults a Client gives its servers; each can be changed at any time. A timeout is a
+    number of seconds above 0, checked when set (NaN or infinity would be no deadline)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _TIMEOUTS and not (is_seconds(value) or (value is None and _TIMEOUTS[name])):
+            no_limit = " (None: no limit)" if _TIMEOUTS[name] else ""
+            raise ConfigError(f"settings.{name} must be a number of seconds above 0{no_limit}, not {value!r}")
+        super().__setattr__(name, value)
 
     def __init__(
         self,
