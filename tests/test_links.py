@@ -83,3 +83,13 @@ def test_refused_addresses_in_text_are_broken(text: str, shown: str) -> None:
 )
 def test_allowed_addresses_and_plain_text_stay(text: str) -> None:
     assert unlinked(text) == text
+
+
+def test_a_long_run_of_letters_is_scanned_in_one_pass() -> None:
+    """A kernel's line of server text may be 200,000 letters: a scheme is looked for only as
+    far as one can go (JupyterLab links one of at most 41), so the line is broken at once,
+    its addresses as ever (the per-test timeout catches a scan from each letter)."""
+    run = "a" * 200_000
+    text = f"{run} http://example.com/y {'s' * 41}://example.com/z {run}://example.com/x"
+    shown = unlinked(text)
+    assert shown == f"{run} http[:]//example.com/y {'s' * 41}[:]//example.com/z {run}[:]//example.com/x"

@@ -11,7 +11,7 @@ from support.peers import faulty_cmd
 from support.waiting import wait_for
 
 from mcp_notebook import Client, ServerConfig, StartupError
-from mcp_notebook.core.safety.redact import redact_args
+from mcp_notebook.core.safety.redact import redact_args, redact_mapping
 
 SECRET = "sk-live-0123456789abcdef"
 
@@ -132,3 +132,12 @@ def test_a_secret_across_the_cut_of_a_long_stderr_line_stays_masked(client: Clie
     assert wait_for(lambda: " y" in server.stderr), server.stderr[-100:]
     assert parts_shown() == [], server.stderr[-100:]
     assert "*** y" in server.stderr  # the secret, masked whole, where it was
+
+
+def test_a_reference_under_a_secret_name_is_shown_as_written() -> None:
+    """A ``${VAR}`` is not the secret but where it comes from: a dry run shows it."""
+    args = ["--token", "${MY_TOKEN}", "--api-key=${API_KEY}", "PASSWORD=${DB_PASSWORD}", "--token", SECRET]
+    assert redact_args(args) == ["--token", "${MY_TOKEN}", "--api-key=${API_KEY}", "PASSWORD=${DB_PASSWORD}",
+                                 "--token", "***"]  # fmt: skip
+    env = {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "API_KEY": f"{SECRET}${{X}}"}
+    assert redact_mapping(env) == {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "API_KEY": "***"}

@@ -456,3 +456,78 @@ def test_a_dry_run_shows_a_command_from_a_variable_as_written(
         env={**desktop, "TOOLS_HOME": tools})  # fmt: skip
     saved = json.loads((Path.cwd() / ".mcp.json").read_text())["mcpServers"]["tool"]
     assert saved["command"] == "${TOOLS_HOME}/bin/server", saved
+
+
+# -- names that say where a secret is, or what kind; values no secret has; long inputs ------
+
+
+def test_names_that_say_where_or_what_kind_a_secret_is_hold_none() -> None:
+    plain = ["TOKEN_FILE", "PASSWORD_FILE", "AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "AUTH_TYPE", "MAX_TOKENS", "maxTokens",
+             "AUTHORITY", "token_type", "SECRET_NAME", "COOKIE_PATH", "TOKEN_LIMIT", "PASSWORD_MIN_LENGTH"]  # fmt: skip
+    secret = ["TOKEN", "AUTH", "session_id", "SESSION_ID", "sessionId", "client_secret", "VAULT_SECRET_ID",
+              "Authorization", "Proxy-Authorization", "AUTH_HEADER", "PASSWORD_HASH", "ACCESS_TOKEN_2", "OAUTH_TOKEN",
+              "GOOGLE_APPLICATION_CREDENTIALS", "Cookie"]  # fmt: skip
+    assert [n for n in plain if is_secret_setting(n)] == []
+    assert [n for n in secret if not is_secret_setting(n)] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("author: Jane Doe", None),
+        ("max_tokens=1000", None),
+        ('{"auth": true, "token_type": "Bearer"}', None),
+        ("pin=4242 password=123456", "pin=4242 password=***"),  # a number under a secret's name is masked
+        ("auth: s3cr3t-Value", "auth: ***"),
+        ("password=hunter22&max_tokens=1000", "password=***&max_tokens=1000"),
+    ],
+)
+def test_a_switch_or_a_count_is_no_secret_and_an_author_is_a_person(text: str, masked: str | None) -> None:
+    assert mask_secrets(text) == (text if masked is None else masked)
+
+
+def test_the_command_line_shows_references_and_saves_plain_names_as_they_are(desktop: dict[str, str]) -> None:
+    """``--token ${MY_TOKEN}`` shows as written in a dry run; ``AUTHOR_NAME`` is no secret:
+    saved as it is, not as ``${AUTHOR_NAME}``."""
+    servers = {"notes": {"command": "notes-mcp", "args": ["--token", "${MY_TOKEN}", f"--api-key={OPENAI}"],
+                         "env": {"AUTHOR_NAME": "Jane Doe", "MAX_TOKENS": "1000", "TOKEN_FILE": "/run/t"}}}  # fmt: skip
+    (Path(desktop["HOME"]) / ".config/Claude/claude_desktop_config.json").write_text(
+        json.dumps({"mcpServers": servers})
+    )
+    env = {**desktop, "MY_TOKEN": "tok-7Rq2Zx9Lm4"}
+    shown, said = cli("load", "--from", "claude-desktop", "--dry-run", cwd=Path.cwd(), env=env)
+    assert "--token '${MY_TOKEN}'" in shown and OPENAI not in shown + said and "tok-7Rq2Zx9Lm4" not in shown + said
+    cli("load", "--from", "claude-desktop", "--dry-run", "--save", "project", cwd=Path.cwd(), env=env)
+    saved = json.loads((Path.cwd() / ".mcp.json").read_text())["mcpServers"]["notes"]
+    assert saved["env"] == servers["notes"]["env"], saved
+    assert saved["args"][:2] == ["--token", "${MY_TOKEN}"] and OPENAI not in json.dumps(saved), saved
+
+
+def test_long_runs_that_start_like_a_jwt_are_scanned_in_one_pass() -> None:
+    """A megabyte of ``eyJ-`` (each a JWT's start that never comes to its dot): found to be
+    no token in one pass (the per-test timeout catches a pass from each start)."""
+    run = "eyJ-" * 250_000
+    assert mask_secrets(f"{run} {JWT} done") == f"{run} *** done"
+
+
+def test_many_secrets_in_a_long_text_are_all_replaced() -> None:
+    """200,000 secrets in 3.6 MB of text: each replaced, the text built once (the per-test
+    timeout catches a rebuild per secret)."""
+    text = " ".join(f"TOKEN=v{i:07d}x" for i in range(200_000))
+    masked = mask_secrets(text)
+    assert masked == " ".join(["TOKEN=***"] * 200_000)
+
+
+def test_a_huge_error_page_is_cut_before_it_is_masked(echoing: str) -> None:
+    """tests/servers/echoing_auth.py's /flood/mcp quotes the request's headers, then a
+    megabyte that is slow to scan whole: the error shows its start, masked, at once."""
+    key = "hk-6Lp3Vb9Ty1"
+    client = Client()
+    try:
+        with pytest.raises(MCPError) as refused:
+            client.add("f", url=echoing.replace("/mcp", "/flood/mcp"), transport="http", headers={"X-Api-Key": key})
+        error = str(refused.value)
+        assert "answered HTTP 500" in error and "cannot parse the request" in error, error
+        assert key not in error and len(error) < 1000, error
+    finally:
+        client.close()

@@ -8,7 +8,7 @@ same origin) takes client_secret_basic (the default) or client_secret_post. /tok
 with an ``Authorization`` header 500 (so the client shows that answer rather than retrying
 with the secret in the form), and any other 400; both ``error_description`` quote what came.
 /echo/mcp, an MCP endpoint needing no login, answers every POST 400 quoting its headers
-(but the usual ones).
+(but the usual ones); /flood/mcp answers 500 quoting its X- headers, then a megabyte.
 """
 
 from __future__ import annotations
@@ -56,6 +56,10 @@ class Handler(QuietHandler):
             usual = {"host", "accept", "accept-encoding", "connection", "user-agent", "content-type", "content-length"}
             quoted = {k: v for k, v in self.headers.items() if k.lower() not in usual}
             self.json(400, {"error": f"cannot parse the request: {quoted}"})
+            return
+        if self.path.startswith("/flood/mcp"):  # the same, then a megabyte slow to scan for secrets whole
+            quoted = {k: v for k, v in self.headers.items() if k.lower().startswith("x-")}
+            self.reply(500, "text/plain", f"cannot parse the request: {quoted} {'eyJ-' * 250_000}".encode())
             return
         if not self.path.startswith("/token"):
             self.unauthorized()

@@ -10,7 +10,9 @@ hides them (what is shown), and config saving puts ``${VAR}`` references in thei
 Names count too, more broadly than for data: ``is_secret_setting`` adds ``KEY``, ``PAT``,
 ``PWD`` and connection strings (``DATABASE_URL``) as words of a setting's name, so
 ``OPENAI_KEY`` and ``GITHUB_PAT`` are secrets while ``keyboard``, ``KEY_FILE``, ``SORT_KEY``
-or ``--primary-key`` are not.
+or ``--primary-key`` are not. A name that says where a secret is or what kind it is
+(``TOKEN_FILE``, ``AUTH_TYPE``, ``MAX_TOKENS``) holds none, and neither does a value that
+is a number or a switch (``max_tokens=1000``, ``auth: true``).
 
 A key in a URL's path (``/s/<random>/``, ``/key/<value>/``) is looked for only where
 ``paths`` says so: in what a person configured (a server's URL, its arguments and env).
@@ -29,15 +31,68 @@ from typing import NamedTuple
 REDACTED = "***"
 SHORTEST = 4  # a found value shorter than this is left alone: it would mask ordinary words
 
+# "auth" but not "author" (AUTHOR_NAME, GIT_AUTHOR_EMAIL) nor "authority"; "authorization" is.
 _SECRET_NAME = re.compile(
-    r"(token|secret|passw(or)?d|api[-_]?key|auth|credential|bearer|cookie|session[-_]?id|private[-_]?key|assertion)",
+    r"(token|secret|passw(or)?d|api[-_]?key|auth(?!or)|authori[sz]ation|credential|bearer|cookie|session[-_]?id"
+    r"|private[-_]?key|assertion)",
     re.IGNORECASE,
 )
+# Last words that say where a secret is or what kind it is, not the secret (TOKEN_FILE,
+# AUTH_TYPE, SECRET_NAME); an id is one after "session" or "secret" (SESSION_ID, a Vault
+# SECRET_ID). AUTH_HEADER holds a header's value ("Bearer …"): not among them.
+_WHERE_LAST = frozenset({"file", "path", "dir", "name", "id", "ids", "type", "env", "var", "location"})
+_SECRET_IDS = frozenset({"session", "secret"})
+# Words that make a name a measure or a format (MAX_TOKENS, TOKEN_LIMIT, PASSWORD_MIN_LENGTH,
+# SIGNATURE_ALGORITHM, PASS_THROUGH), whatever secret word is beside them.
+_MEASURES = frozenset({"public", "prefix", "suffix", "algorithm", "alg", "through", "max", "min", "limit", "length",
+                       "len", "size", "count", "format", "field", "column", "index"})  # fmt: skip
+# And kinds of keys a database has (SORT_KEY, --primary-key, REDIS_KEY_PREFIX): for KEY,
+# PAT, PASS … only (a PASSWORD_HASH or a CACHE_TOKEN is still secret).
+_KEY_KINDS = frozenset({"sort", "primary", "partition", "foreign", "composite", "unique", "hash", "range", "cache",
+                        "lookup"})  # fmt: skip
+
+
+def _words(name: str) -> list[str]:
+    words = name_words(name)
+    while words and words[-1].isdigit():  # API_KEY_2
+        words.pop()
+    return words
+
+
+def _says_where_or_what(words: list[str]) -> bool:
+    """Whether a name's words make it a place, a name, a kind or a measure of a secret."""
+    if not words:
+        return True
+    if words[-1] in ("id", "ids") and len(words) > 1 and words[-2] in _SECRET_IDS:
+        return False
+    return words[-1] in _WHERE_LAST or bool(_MEASURES.intersection(words))
 
 
 def is_secret_name(name: str) -> bool:
-    """Whether a header, env var, option or data field's name usually carries a secret."""
-    return bool(_SECRET_NAME.search(name))
+    """Whether a header, env var, option or data field's name usually carries a secret:
+    ``token``, ``secret``, ``password``, ``auth`` … in it, unless the name says where the
+    secret is or what kind it is (``TOKEN_FILE``, ``AUTH_TYPE``, ``MAX_TOKENS``)."""
+    return bool(_SECRET_NAME.search(name)) and not _says_where_or_what(_words(name))
+
+
+_PLAIN_VALUES = frozenset({"true", "false", "yes", "no", "on", "off"})
+
+
+def is_switch(value: str) -> bool:
+    """Whether a value under a secret-looking name is a switch (``auth: true``): no secret
+    whatever the name says."""
+    return value.strip().lower() in _PLAIN_VALUES
+
+
+def is_plain_value(value: str) -> bool:
+    """A switch or a number: not worth masking wherever it appears (a configured secret's
+    value is masked in all output; ``1000`` would hide every count). Where a number stands
+    under a secret's name (``password=123456``) it is masked: a PIN is a number."""
+    return is_switch(value) or value.strip().replace(".", "", 1).isdigit()
+
+
+# A value that is only a reference to a variable: where a secret comes from, shown as written.
+REFERENCE = re.compile(r"\$\{[^{}]*\}")
 
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -45,13 +100,10 @@ _SECRET_WORDS = frozenset({"key", "apikey", "pat", "pwd", "pass", "passphrase", 
 _STORE_WORDS = frozenset({"database", "db", "postgres", "postgresql", "pg", "mysql", "mariadb", "mongo",
                           "mongodb", "redis", "connection", "conn", "sql", "mssql", "amqp", "rabbitmq"})  # fmt: skip
 _ADDRESS_WORDS = frozenset({"url", "uri", "string", "str", "dsn"})
-_NOT_SECRET_LAST = frozenset({"file", "path", "dir", "name", "id", "ids", "type", "env", "var", "header", "location"})
-# Words that make a key a name, a kind or a measure, not a secret: SORT_KEY, PUBLIC_KEY,
-# --primary-key, REDIS_KEY_PREFIX, SIGNATURE_ALGORITHM, PASS_THROUGH, MAX_KEY_LENGTH.
-_NOT_SECRET_QUALIFIERS = frozenset({"public", "sort", "primary", "partition", "foreign", "composite", "unique", "hash",
-                                    "range", "cache", "lookup", "prefix", "suffix", "algorithm", "alg", "through",
-                                    "max", "min", "limit", "length", "len", "size", "count", "format", "field",
-                                    "column", "index"})  # fmt: skip
+# For KEY, PAT, PASS … (words ordinary elsewhere) more says where or what: API_KEY_HEADER
+# names a header; SORT_KEY, PUBLIC_KEY, REDIS_KEY_PREFIX, MAX_KEY_LENGTH a name or a measure.
+_NOT_SECRET_LAST = _WHERE_LAST | {"header"}
+_NOT_SECRET_QUALIFIERS = _MEASURES | _KEY_KINDS
 # A path segment that names the key after it (/key/VALUE/, /token/VALUE/): whole words only.
 _PATH_NAMES = frozenset({"key", "keys", "apikey", "api_key", "api-key", "token", "tokens", "secret", "secrets",
                          "password", "passwd", "access_token", "access-token", "sig", "signature"})  # fmt: skip
@@ -75,9 +127,7 @@ def is_secret_setting(name: str) -> bool:
     ``REDIS_KEY_PREFIX``, ``MAX_KEY_LENGTH``)."""
     if is_secret_name(name):
         return True
-    words = name_words(name)
-    while words and words[-1].isdigit():  # API_KEY_2
-        words.pop()
+    words = _words(name)
     if not words or words[-1] in _NOT_SECRET_LAST or _NOT_SECRET_QUALIFIERS.intersection(words):
         return False
     if words[-1] in _SECRET_WORDS:
@@ -110,7 +160,10 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{30,}")),
     ("hf_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
     ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{30,}")),
-    ("token", re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")),  # a JWT
+    # A JWT. It starts where no part of one is before it: on a long run of "eyJ-" a JWT that
+    # may start at each "eyJ" would be run to the run's end from each (quadratic). The
+    # parts hold no dot, so each is run over once.
+    ("token", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")),
 )
 # A scheme starts where no scheme character is before it, and is short: on a long run of
 # letters a scheme that may start anywhere and run on would be tried at each place (quadratic).
@@ -151,14 +204,19 @@ def secret_spans(text: str, *, paths: bool = True) -> list[Span]:
         found += [Span(m.start(), m.end(), hint) for m in pattern.finditer(text)]
     found += [Span(m.start(2), m.end(2), "password") for m in _USERINFO.finditer(text)]
     for m in _PAIR.finditer(text):
-        if is_secret_parameter(m.group(1)):
+        if is_secret_parameter(m.group(1)) and not is_switch(m.group(2)):
             found.append(Span(m.start(2), m.end(2), m.group(1)))
     for m in _CREDENTIAL.finditer(text):  # "token expired" is a sentence: a credential has digits or length
         if len(m.group(1)) >= 20 or any(c.isdigit() for c in m.group(1)):
             found.append(Span(m.start(1), m.end(1), "token"))
     for m in _HEADER.finditer(text):
         name = m.group(1)
-        if is_secret_setting(name) and m.group(2).lower() not in ("bearer", "basic", "token", "dpop"):
+        value = m.group(2)
+        if (
+            is_secret_setting(name)
+            and value.lower() not in ("bearer", "basic", "token", "dpop")
+            and not is_switch(value)
+        ):
             found.append(Span(m.start(2), m.end(2), name))
     for url in URL.finditer(text) if paths else ():
         # A resource's URI (repo://…/sha/…) names content: there only a key a name points at.
@@ -197,9 +255,12 @@ def replace_secrets(text: str, replace: Callable[[str, str], str], *, paths: boo
     """``text`` with each secret found in it by its value replaced by ``replace(hint,
     value)``: ``***`` where it is shown, a ``${VAR}`` reference where config is saved
     (config/entries.py), an environment lookup in an exported script (history/replay.py)."""
-    for span in reversed(secret_spans(text, paths=paths)):
-        text = text[: span.start] + replace(span.hint, text[span.start : span.end]) + text[span.end :]
-    return text
+    parts: list[str] = []
+    at = 0
+    for span in secret_spans(text, paths=paths):  # built once: a rebuild per secret is quadratic
+        parts += [text[at : span.start], replace(span.hint, text[span.start : span.end])]
+        at = span.end
+    return "".join([*parts, text[at:]])
 
 
 def mask_secrets(text: str, *, paths: bool = True) -> str:
@@ -209,10 +270,13 @@ def mask_secrets(text: str, *, paths: bool = True) -> str:
 
 __all__ = [
     "REDACTED",
+    "REFERENCE",
     "SHORTEST",
     "URL",
     "Span",
     "has_secret",
+    "is_plain_value",
+    "is_switch",
     "is_secret_name",
     "is_secret_parameter",
     "is_secret_setting",

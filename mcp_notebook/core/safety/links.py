@@ -23,12 +23,13 @@ _MAX_LENGTH = 8192
 # What JupyterLab's text renderer takes for an address (its webLinkRegex), found here from
 # the same places and as far, so that where an address it links ends is where ours does: a
 # scheme of three letters or more and "://" (``ui://`` is not linked), "data:" or "www." (of
-# any case here, and schemes longer than its 41 characters: more is only safer), then up to a
-# space, a control character or a quote, not ending in punctuation. JavaScript's \s also
-# counts U+FEFF.
+# any case here, and schemes of up to 64 characters, more than its 41: more is only safer),
+# then up to a space, a control character or a quote, not ending in punctuation. JavaScript's
+# \s also counts U+FEFF. The scheme is bounded: one that may run on would be tried from each
+# letter of a long run to its end (quadratic on a line of server text).
 _STOP = r"\s\x00-\x20\x7f-\x9f\ufeff\""
 _ADDRESS = re.compile(
-    rf"(?:[a-z][a-z0-9+.-]{{2,}}://|data:|www\.)[^{_STOP}]{{2,}}[^{_STOP}'(){{}}\[\],:;.!?]", re.IGNORECASE
+    rf"(?:[a-z][a-z0-9+.-]{{2,63}}://|data:|www\.)[^{_STOP}]{{2,}}[^{_STOP}'(){{}}\[\],:;.!?]", re.IGNORECASE
 )
 _MARKS = re.compile(r"(://)|(?<=data):|(?<=www)\.", re.IGNORECASE)
 

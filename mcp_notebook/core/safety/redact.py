@@ -8,7 +8,9 @@ from typing import Any
 
 from .detect import (
     REDACTED,
+    REFERENCE,
     SHORTEST,
+    is_plain_value,
     is_secret_name,
     is_secret_parameter,
     is_secret_setting,
@@ -16,13 +18,30 @@ from .detect import (
     secret_spans,
 )
 
+__all__ = [
+    "ELIDE_AT",
+    "Mask",
+    "redact_args",
+    "redact_mapping",
+    "redact_url",
+    "replace_secret_args",
+    "secret_values",
+    "sent_secrets",
+    "shown",
+]
+
 _NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")  # an option's or a variable's name
 
 
 def redact_mapping(values: Mapping[str, str]) -> dict[str, str]:
-    """Env vars or headers fit to show: secret-looking names' values hidden, and secrets
-    found in the other values by their shape (detect.py)."""
-    return {k: (REDACTED if is_secret_setting(k) else mask_secrets(v)) for k, v in values.items()}
+    """Env vars or headers fit to show: secret-looking names' values hidden (but a
+    ``${VAR}`` reference: where the value comes from), and secrets found in the other values
+    by their shape (detect.py)."""
+    return {k: (_hidden(v) if is_secret_setting(k) else mask_secrets(v)) for k, v in values.items()}
+
+
+def _hidden(value: str) -> str:
+    return value if REFERENCE.fullmatch(value) else REDACTED
 
 
 # A URI's parts, unchecked (RFC 3986, appendix B): what urlsplit refuses still splits.
@@ -83,9 +102,10 @@ def replace_secret_args(args: Iterable[str], replace: Callable[[str, str, bool],
 
 
 def redact_args(args: Iterable[str]) -> list[str]:
-    """Hide values of secret-looking options (``--token X``, ``--api-key=X``, ``TOKEN=X``)
-    and secrets found in any argument by their shape (a URL's password, ``ghp_…``; detect.py)."""
-    return [mask_secrets(arg) for arg in replace_secret_args(args, lambda name, value, whole: REDACTED)]
+    """Hide values of secret-looking options (``--token X``, ``--api-key=X``, ``TOKEN=X``;
+    a ``${VAR}`` reference stays) and secrets found in any argument by their shape (a URL's
+    password, ``ghp_…``; detect.py)."""
+    return [mask_secrets(arg) for arg in replace_secret_args(args, lambda name, value, whole: _hidden(value))]
 
 
 def secret_values(args: Iterable[str] = (), env: Mapping[str, str] | None = None) -> list[str]:
@@ -103,9 +123,8 @@ def secret_values(args: Iterable[str] = (), env: Mapping[str, str] | None = None
     found += [v for k, v in (env or {}).items() if is_secret_setting(k)]
     for text in [*args, *(env or {}).values()]:
         found += [text[span.start : span.end] for span in secret_spans(text)]
-    # Not secrets, whatever their names say: an option after `--no-auth`, a switch's value.
-    return [v for v in found if not v.startswith("-") and v.lower() not in ("true", "false", "yes", "no", "on", "off")
-            and not v.replace(".", "", 1).isdigit()]  # fmt: skip
+    # Not secrets, whatever their names say: an option after `--no-auth`, a switch's value, a number.
+    return [v for v in found if not v.startswith("-") and not is_plain_value(v)]
 
 
 def sent_secrets(fields: Iterable[tuple[str, str]] = (), values: Iterable[str] = ()) -> Mask:

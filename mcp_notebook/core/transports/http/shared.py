@@ -67,10 +67,11 @@ class AuthChallenge(HttpStatusError):
 
 def short_body(response: httpx.Response) -> str:
     """What an error answer said, in a few words (it has been read), with any secret the
-    request sent masked: a server may quote the request's headers back."""
-    text = response.text.strip().replace("\n", " ")
+    request sent masked: a server may quote the request's headers back. Only its start is
+    masked (a page may be megabytes), then cut to what is shown."""
     if response.headers.get("content-type", "").startswith("text/html"):
         return "an HTML page"
+    text = response.text.lstrip()[:2000].strip().replace("\n", " ")
     sent = response.request
     text = sent_secrets([*sent.headers.items(), *sent.url.params.multi_items()], [sent.url.password or ""])(
         mask_secrets(text)
