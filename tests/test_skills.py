@@ -146,6 +146,17 @@ def test_yaml_aliases_in_a_frontmatter_are_refused_before_they_expand(hostile: S
     assert reads(hostile)["skill://alias-bomb/SKILL.md"] == 1
 
 
+def test_a_60000_digit_integer_in_a_frontmatter_is_refused_in_one_line(hostile: Server) -> None:
+    # Python refuses to turn over 4,300 digits into an int (a ValueError from the YAML loader).
+    with pytest.raises(ProtocolError) as refused:
+        hostile.get_skill("huge-number")
+    said = str(refused.value)
+    assert "\n" not in said, said
+    assert "sk: skill://huge-number/SKILL.md's frontmatter holds a value it cannot read" in said, said
+    assert len(said) < 400
+    assert hostile.get_skill("penguin-report").body.startswith("# Penguin report")  # the connection is fine
+
+
 def test_a_huge_skill_shows_a_capped_view_with_a_note_and_keeps_its_whole_text(hostile: Server) -> None:
     document = hostile.get_skill("big-skill")
     assert len(document.text) > 5_000_000 and document.text.endswith(

@@ -9,13 +9,16 @@ the exit status says how it went (exits.py).
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import commands
 from ..commands import Context, Deferred
+from ..core.approval import ApprovalPolicy, Decision
 from ..core.safety.text import printable
 from ..core.types import CallResult
 from ..errors import ArgumentError, ConfigError, MCPError
@@ -27,7 +30,7 @@ from .line import IN_NOTEBOOK, OFFERED, Line, read_line
 from .output import Output, output
 from .source import LineSource
 
-__all__ = ["main", "overview"]
+__all__ = ["LinePolicy", "allowing", "main", "overview"]
 
 PROG = "mcp-notebook"
 # Subcommands that must not connect the server they name first (a login would come twice;
@@ -69,7 +72,8 @@ def overview() -> str:
         "                     .cursor/mcp.json, .vscode/mcp.json …) may start (remembered; without it they",
         "                     are listed as untrusted, and a terminal asks; docs/security.md)",
         "  --allow SERVER.TOOL  run this tool without asking, though annotated destructive (repeatable,",
-        '                     comma-separated, globs: demo.delete_*; saved config: "alwaysAllow": [TOOL, …])',
+        "                     comma-separated, globs over the whole SERVER.TOOL: demo.delete_*, my.srv.*;",
+        '                     saved config: "alwaysAllow": [TOOL, …])',
         "  -h, --help         this help; SUBCOMMAND --help: that subcommand's",
         "  --version          the version",
         "",
@@ -128,15 +132,35 @@ def main(argv: list[str] | None = None) -> int:
     return _run(line)
 
 
+@dataclass
+class LinePolicy(ApprovalPolicy):
+    """The approval policy, and the ``--allow`` globs: each matched against ``SERVER.TOOL``
+    as a whole (a server's name may hold dots: ``my.srv.tool``, ``my.srv.*``, ``*.tool``)."""
+
+    globs: list[str] = field(default_factory=list)
+
+    def decide(
+        self, server: str, tool: str, annotations: dict[str, Any] | None, allowed: Iterable[str] = ()
+    ) -> Decision:
+        decision = super().decide(server, tool, annotations, allowed)
+        if decision == "ask" and any(fnmatch.fnmatchcase(f"{server}.{tool}", g) for g in self.globs):
+            return "allow"  # a deny list still wins: super() said "deny" then
+        return decision
+
+
+def allowing(globs: list[str]) -> LinePolicy:
+    """The policy of a command line given ``--allow`` globs (``SERVER.TOOL``)."""
+    return LinePolicy(globs=list(globs))
+
+
 def _run(line: Line) -> int:
     client = Client(interaction=LineInteraction(open_browser=line.open_browser))
     if line.roots:
         client.set_roots(line.roots)
     if line.startup_timeout is not None:
         client.settings.startup_timeout = line.startup_timeout
-    for item in line.allow:
-        server, _, tool = item.partition(".")
-        client.approval.allow.setdefault(server, []).append(tool)
+    if line.allow:
+        client.approval = allowing(line.allow)
     if line.trust:
         try:
             trusted = client.trust_folder()

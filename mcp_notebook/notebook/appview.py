@@ -256,7 +256,7 @@ class AppHandle:
         for task, place in list(self._runs.pop(render, {}).items()):
             waiting = [c for c in place.cards if isinstance(c, ApprovalCard) and not c.answered]
             for card in waiting:
-                asked = printable(f"{card.request.server}.{card.request.tool}")
+                asked = card.request.shown  # its name escaped, as the card shows it
                 log.info("%s", printable(f"{self.server_name}.{self.tool}'s view was closed: {asked} denied"))
                 card.deny("denied: the view that asked was closed", by=None)
             if not waiting:  # denied, its call ends by itself; anything else is stopped

@@ -5,7 +5,8 @@ a listing, a prompt, a Markdown page or an exported test.
 
 Tools:
 - ``ec\\x1b[mho`` (destructive): a name that a terminal (and a stripped colour sequence) shows
-  as ``echo``; ``sp\\u200bace`` (a zero-width space in it). Both return "ran".
+  as ``echo``; ``sp\\u200bace`` (a zero-width space in it); ``e\\u034fcho`` (a combining
+  grapheme joiner, which Python counts as printable, yet shows nothing). All return "ran".
 - ``deep``: a structured result nested ``depth`` levels (default 300) deep.
 - ``links``: a table (structured rows) whose cells hold raw HTML, Markdown links to
   ``javascript:`` and ``data:`` addresses, a plain ``http:`` address on the network, pipes,
@@ -20,6 +21,7 @@ import sys
 
 SNEAKY = "ec\x1b[mho"
 INVISIBLE = "sp\u200bace"
+IGNORABLE = "e\u034fcho"  # U+034F: printable to Python, invisible on a screen
 DEEP = 300
 ROWS = [
     {"name": "<img src=x onerror=alert(1)>", "link": "[click](javascript:alert(1))", "note": "a|b\nc & <b>d</b>"},
@@ -42,6 +44,7 @@ def tool(name: str, **extra: object) -> dict[str, object]:
 TOOLS = [
     tool(SNEAKY, annotations={"destructiveHint": True, "readOnlyHint": False}),
     tool(INVISIBLE, annotations={"destructiveHint": True, "readOnlyHint": False}),
+    tool(IGNORABLE, annotations={"destructiveHint": True, "readOnlyHint": False}),
     tool("deep", inputSchema={"type": "object", "properties": {"depth": {"type": "integer"}}}),
     tool("links"),
     tool("big", inputSchema={"type": "object", "properties": {"lines": {"type": "integer"}}}),
@@ -58,7 +61,7 @@ def result(rid: object, value: dict[str, object]) -> None:
 
 
 def call(rid: object, name: object, arguments: dict[str, object]) -> None:
-    if name in (SNEAKY, INVISIBLE):
+    if name in (SNEAKY, INVISIBLE, IGNORABLE):
         result(rid, {"content": [{"type": "text", "text": "ran"}]})
     elif name == "deep":
         value = {"value": nested(int(arguments.get("depth", DEEP)))}  # type: ignore[call-overload]

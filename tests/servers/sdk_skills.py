@@ -8,9 +8,10 @@ raw HTML and links, one https and one not), ``acme/field-notes`` (a prefixed URI
 "dynamic") and ``hidden-skill`` (not listed: ``skills/get`` only). ``skills/list`` gives one
 skill a page. ``skill://penguin-report/unlisted.md`` is a resource no entry lists.
 ``--tamper``: reference.md is served with other bytes than its entry's digest; ``--drift``:
-SKILL.md's frontmatter is not its entry's; ``--hostile``: two more skills are listed,
+SKILL.md's frontmatter is not its entry's; ``--hostile``: three more skills are listed,
 ``alias-bomb`` (a 400-byte SKILL.md whose frontmatter's YAML aliases expand tenfold a
-level, seven levels deep) and ``big-skill`` (a 5 MB SKILL.md). A tool ``reads`` says how many resources/read
+level, seven levels deep), ``big-skill`` (a 5 MB SKILL.md) and ``huge-number`` (a 60,000-digit
+integer in its frontmatter). A tool ``reads`` says how many resources/read
 requests the server got for each URI (a host must not read before it is asked).
 """
 
@@ -57,7 +58,13 @@ BOMB = (
 BIG = "---\nname: big-skill\ndescription: Five megabytes of it\n---\n\n# Big\n\n" + "".join(
     f"Line {i}: *penguins* and <b>more</b> penguins, [link](https://example.org/{i}).\n" for i in range(60_000)
 )
-HOSTILE = {"skill://alias-bomb/SKILL.md": BOMB, "skill://big-skill/SKILL.md": BIG}
+# A 60,000-digit integer: over Python's limit on converting digits to int (4,300).
+HUGE_NUMBER = "---\nname: huge-number\ndescription: One big integer\ncount: " + "9" * 60_000 + "\n---\n\nCount.\n"
+HOSTILE = {
+    "skill://alias-bomb/SKILL.md": BOMB,
+    "skill://big-skill/SKILL.md": BIG,
+    "skill://huge-number/SKILL.md": HUGE_NUMBER,
+}
 READS: dict[str, int] = {}
 
 

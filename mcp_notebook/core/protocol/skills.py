@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ProtocolError
-from ..safety.text import printable
+from ..safety.text import clipped, printable
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512  # what a host must accept in one skill, at least
@@ -185,7 +185,12 @@ def _load_without_aliases(block: str, source: str) -> Any:
     try:
         return yaml.load(block, Loader=Loader)  # a SafeLoader: only plain data
     except yaml.YAMLError as e:
-        raise ProtocolError(f"{source}'s frontmatter is not valid YAML ({printable(str(e).splitlines()[0])})") from None
+        first = str(e).partition("\n")[0]
+        raise ProtocolError(f"{source}'s frontmatter is not valid YAML ({clipped(first)})") from None
+    except ValueError as e:  # a value Python refuses: an integer of over 4,300 digits
+        raise ProtocolError(
+            f"{source}'s frontmatter holds a value it cannot read ({clipped(str(e))}): refused"
+        ) from None
 
 
 def body_of(text: str) -> str:

@@ -15,18 +15,20 @@ rendering of what a server sent goes through ``printable``; the data itself (a r
 A name a server gives (a tool's, a prompt's, a resource's) goes through ``shown_name``
 instead: there nothing may be removed or hidden (``ec\\x1b[mho`` must not read ``echo``), so
 every character that is not visible by itself (controls, colour sequences included, newline
-and tab, format characters such as U+200B and the bidi marks, separators other than a space)
-is shown as its escape, and a backslash as ``\\\\`` (an escape cannot pass for another name).
+and tab, format characters such as U+200B and the bidi marks, separators other than a space,
+and every Default_Ignorable code point: U+034F, the variation selectors, the Hangul fillers,
+the tags) is shown as its escape, and a backslash as ``\\\\`` (an escape cannot pass for another name).
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 # Defined in errors.py, which imports nothing of ours: every error's str() needs it.
 from ...errors import CONTROL, printable
 
-__all__ = ["CONTROL", "clipped", "escape", "escape_name", "printable", "shown_name"]
+__all__ = ["CONTROL", "IGNORABLE", "clipped", "escape", "escape_name", "printable", "shown_name"]
 
 
 def escape(text: str) -> str:
@@ -40,13 +42,30 @@ def clipped(text: str, width: int = 120) -> str:
     return printable(text).replace("\n", "\\n")  # one line: a newline is shown too
 
 
+# Unicode's Default_Ignorable_Code_Point: shown as nothing at all, though Python counts some
+# printable (U+034F, the variation selectors, the Hangul fillers, the tags at U+E0000...).
+IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+
+
 def shown_name(name: str) -> str:
-    """A server's name (a tool's, a prompt's) as a person must read it: printable characters
+    """A server's name (a tool's, a prompt's) as a person must read it: visible characters
     as they are, every other one (and a backslash) as its Python escape, so that a name that
     differs shows different."""
-    if name.isprintable() and "\\" not in name:
+    if name.isprintable() and "\\" not in name and not IGNORABLE.search(name):
         return name  # the usual case: nothing to do
-    return "".join(c if c.isprintable() and c != "\\" else repr(c)[1:-1] for c in name)
+    return "".join(_shown_char(c) for c in name)
+
+
+def _shown_char(c: str) -> str:
+    if c == "\\" or not c.isprintable():
+        return repr(c)[1:-1]
+    if IGNORABLE.match(c):  # printable to Python, so repr() keeps it as it is
+        return f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+    return c
 
 
 def escape_name(name: str) -> str:
