@@ -88,12 +88,14 @@ def test_a_pipe_closed_early_is_no_error(tmp_path: Path) -> None:
 
 
 def test_json_stays_json_whatever_the_server_sent() -> None:
-    from mcp_notebook.cli.output import render
+    from mcp_notebook.cli.output import output
     from mcp_notebook.core.types import CallResult
 
     raw = {"content": [], "structuredContent": {"v": float("nan"), "w": [float("inf"), 1.5], "x": "\x1b[2J"}}
-    text = render(CallResult.from_raw("s", "t", raw), "json", terminal=True)
-    assert text is not None and "\x1b" not in text
+    shown = output(CallResult.from_raw("s", "t", raw), "json", terminal=True)
+    assert shown is not None and shown.data is None
+    text = shown.text
+    assert "\x1b" not in text
     assert json.loads(text)["structuredContent"] == {"v": None, "w": [None, 1.5], "x": "\x1b[2J"}
 
 

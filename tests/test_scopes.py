@@ -198,3 +198,17 @@ def test_python_is_the_kernels_python_when_its_venv_is_not_on_path(tmp_path: Pat
         assert "✓ fromfile: penguins 1.0.0" in loaded, loaded
     finally:
         kernel.close()
+
+
+def test_two_secrets_of_one_name_get_a_variable_each() -> None:
+    """Saved files and exported scripts name a second secret under a taken name alike (one
+    rule, entries.numbered_name): ``_2``, ``_3``…; the same value keeps its variable."""
+    from mcp_notebook.core.config.entries import config_entry, numbered_name
+    from mcp_notebook.core.config.servers import ServerConfig
+
+    first, second = "a" * 24, "b" * 24
+    config = ServerConfig("demo", command="python", args=["--token", first, "--token", second, "--token", first])
+    entry, _ = config_entry(config)
+    assert entry["args"] == ["--token", "${DEMO_TOKEN}", "--token", "${DEMO_TOKEN_2}", "--token", "${DEMO_TOKEN}"]
+    held = {"X": "a", "X_2": "b"}
+    assert [numbered_name("X", held, v) for v in ("a", "b", "c")] == ["X", "X_2", "X_3"]

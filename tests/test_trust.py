@@ -21,7 +21,7 @@ from support.kernels import Kernel, text_of
 from support.shells import in_notebook_folder, line, run
 from support.terminal import Terminal
 
-from mcp_notebook import Client, ConfigWarning, get_client
+from mcp_notebook import Client, ConfigWarning, ToolDenied, get_client
 
 SECRET = "s3cret-" + "5" * 20
 # Writes what it was given to ./marker, then serves as the demo server does.
@@ -193,6 +193,37 @@ def test_a_script_allows_a_destructive_tool_by_name(tmp_path: Path) -> None:
     assert "deleted" in out.lower()
     out, _ = cli("status", "demo", cwd=tmp_path, env=env)  # status says which run without asking
     assert "allowed_tools   delete_* (run without asking, though destructive)" in out, out
+
+
+@pytest.mark.parametrize(
+    ("allowed", "also_yours"),
+    [("my.demo.delete_penguins", False), ("my.demo.*", False), ("*.delete_penguins", True), ("my.*.delete_*", False)],
+)
+def test_allow_matches_server_dot_tool_whole_for_a_server_whose_name_has_dots(allowed: str, also_yours: bool) -> None:
+    # A server's name may hold dots (my.demo): an --allow glob is matched against
+    # SERVER.TOOL as a whole, not cut at its first dot. The policy the command line builds,
+    # against the demo server under dotted names.
+    from mcp_notebook.cli.asking import LineInteraction
+    from mcp_notebook.cli.main import allowing
+
+    client = Client(approval=allowing([allowed, "demo.*"]), interaction=LineInteraction(open_browser=False))
+    try:
+        mine = client.add("my.demo", DEMO[0], DEMO[1:])
+        assert "deleted" in mine.call_tool("delete_penguins", {"species": "Adelie"}).text.lower()
+        yours = client.add("your.demo", DEMO[0], DEMO[1:])
+        if also_yours:
+            assert "deleted" in yours.call_tool("delete_penguins", {"species": "Adelie"}).text.lower()
+        else:
+            with pytest.raises(ToolDenied):  # demo.* is not your.demo.*
+                yours.call_tool("delete_penguins", {"species": "Adelie"})
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("allowed", ["demo.*", "*.delete_penguins", "d*.delete_*"])
+def test_allow_globs_on_the_command_line(tmp_path: Path, allowed: str) -> None:
+    out, _ = cli("--allow", allowed, "call", "demo.delete_penguins", "species=Adelie", "--", *DEMO, cwd=tmp_path)
+    assert "deleted" in out.lower()
 
 
 def test_save_writes_through_a_linked_project_file_or_refuses(tmp_path: Path) -> None:
@@ -524,3 +555,78 @@ def test_trusting_in_a_card_starts_the_servers_without_holding_the_kernel(tmp_pa
         assert "status: connected" in text_of(kernel.run(STATUS))
     finally:
         kernel.close()
+
+
+def test_a_project_file_is_read_decoded_and_parsed_in_one_place(tmp_path: Path) -> None:
+    """Our scopes and other clients' project files are read by one function: a regular file,
+    capped, UTF-8, JSON with comments; with the digest of the bytes it parsed."""
+    from mcp_notebook.core.config import trust
+    from mcp_notebook.errors import ConfigError
+
+    path = tmp_path / ".mcp.json"
+    assert trust.read_project_data(path) is None
+    path.write_bytes(b'{"mcpServers": {}} // ours\n')
+    assert trust.read_project_data(path) == ({"mcpServers": {}}, trust.digest(path.read_bytes()))
+    path.write_bytes(b"\xff")
+    with pytest.raises(ConfigError, match=r"\.mcp\.json: not UTF-8 text$"):
+        trust.read_project_data(path)
+
+
+@pytest.fixture
+def reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files trust.py reads from now on (project files and the trust store), by their
+    path under tmp_path, in a private user config folder."""
+    from mcp_notebook.core.config import trust
+
+    monkeypatch.setenv("MCP_NOTEBOOK_CONFIG_DIR", str(tmp_path / "config"))
+    paths: list[str] = []
+    real = trust.read_regular
+
+    def counted(path: Path, *args: object, **kwargs: object) -> bytes:
+        paths.append(os.path.relpath(path, tmp_path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trust, "read_regular", counted)
+    return paths
+
+
+def test_a_folder_and_its_trust_are_read_once(tmp_path: Path, reads: list[str]) -> None:
+    """An untrusted (here: changed) folder's scopes read its ./.mcp.json and the trust store
+    once each; trusting it as it is (--trust, trust_folder()) reads each project file once."""
+    from mcp_notebook.core.config import scopes
+
+    folder = tmp_path / "clone"
+    (folder / ".cursor").mkdir(parents=True)
+    (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {}}))
+    (folder / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {}}))
+    (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": hostile_entry()}}))
+    found = scopes.read_scopes(folder)  # never trusted
+    assert found.question is not None and not found.question.changed
+    assert sorted(reads) == ["clone/.mcp.json", "config/trusted-folders.json"]
+    (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {}}))
+    scopes.trust_project(folder)
+    (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {"evil": hostile_entry()}}))
+    reads.clear()
+    found = scopes.read_scopes(folder)
+    assert found.question is not None and found.question.changed and list(found.untrusted) == ["evil"]
+    assert sorted(reads) == ["clone/.mcp.json", "config/trusted-folders.json"]
+    reads.clear()
+    scopes.trust_project(folder)
+    assert reads.count("clone/.mcp.json") == 1 and reads.count("clone/.cursor/mcp.json") == 1
+
+
+def test_another_clients_untrusted_file_and_its_trust_are_read_once(tmp_path: Path, reads: list[str]) -> None:
+    """load --from's question about a changed .cursor/mcp.json reads the trust store once."""
+    from mcp_notebook.core.config import clients, trust
+
+    path = tmp_path / "clone" / ".cursor" / "mcp.json"
+    path.parent.mkdir(parents=True)
+    for changed in (False, True):
+        if changed:
+            trust.trust_folder(path.parent.parent, {".cursor/mcp.json": trust.digest(path.read_bytes())})
+        path.write_text(json.dumps({"mcpServers": {"evil": hostile_entry()}, "changed": changed}))
+        reads.clear()
+        found = clients.read_client("cursor", project=path.parent.parent, home=tmp_path / "home")
+        question = clients.trust_question(found)
+        assert question is not None and question.changed == changed and list(question.servers) == ["evil"]
+        assert sorted(reads) == ["clone/.cursor/mcp.json", "config/trusted-folders.json"]

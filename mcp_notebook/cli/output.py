@@ -31,7 +31,7 @@ from ..errors import CONTROL, ArgumentError
 from ..runtime.skills import SkillDocument
 from . import exits
 
-__all__ = ["FORMATS", "Output", "output", "render"]
+__all__ = ["FORMATS", "Output", "output"]
 
 FORMATS = ("text", "json", "csv", "markdown")
 
@@ -46,14 +46,6 @@ class Output:
     data: bytes | None = None
     cut: str | None = None
     note: str | None = None
-
-
-def render(value: Any, fmt: str, *, terminal: bool) -> str | None:
-    """What to print for ``value`` (None: nothing), ending with a newline."""
-    shown = output(value, fmt, terminal=terminal)
-    if shown is None:
-        return None
-    return shown.text if shown.data is None else shown.data.decode(errors="replace")
 
 
 def output(value: Any, fmt: str, *, terminal: bool) -> Output | None:

@@ -29,8 +29,9 @@ from typing import Any
 
 from ...errors import ConfigError, ConfigWarning
 from . import trust
+from .files import parse_json, read_regular
 from .schema import OAUTH_KEYS
-from .servers import ServerConfig, parse_config, parse_json, read_json, read_regular
+from .servers import ServerConfig, parse_config, read_json
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "gemini", "codex")
 
@@ -72,6 +73,7 @@ class Found:
     trusted: bool = True
     digest: str | None = field(default=None, repr=False)
     entry: JSON = field(default_factory=dict, repr=False)  # as written, in our terms (trust.reach)
+    changed: bool = field(default=False, repr=False)  # a project file trusted before, with other content
 
     def target(self) -> str:
         """The command line or URL as the file has it: a ``${VAR}`` as written (never its
@@ -142,26 +144,17 @@ def places(
     ]
 
 
-def entries(place: Place) -> dict[str, Any] | None:
-    """The server entries a place holds as the client wrote them; None: no such file."""
-    return held(place)[0]
-
-
 def held(place: Place) -> tuple[dict[str, Any] | None, str | None]:
-    """``entries``, and for a project file the digest of its bytes as read (its trust is
-    bound to it; None for a user file). A project file is read only if it is a regular file
-    of at most 1 MiB (trust.read_project_file): else one ConfigError line."""
+    """The server entries a place holds as the client wrote them (None: no such file), and
+    for a project file the digest of its bytes as read (its trust is bound to it; None for a
+    user file). A project file is read as trust.read_project_data reads it: a regular file
+    of at most 1 MiB, else one ConfigError line."""
     current = None
     if place.folder is not None:
-        read = trust.read_project_file(place.path)
+        read = trust.read_project_data(place.path, _parse_toml if place.path.suffix == ".toml" else parse_json)
         if read is None:
             return None, None
-        raw, current = read
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ConfigError(f"{place.path}: not UTF-8 text") from None
-        data = _parse_toml(text, place.path) if place.path.suffix == ".toml" else parse_json(text, place.path)
+        data, current = read
     elif not place.path.is_file():
         return None, None
     else:
@@ -169,10 +162,15 @@ def held(place: Place) -> tuple[dict[str, Any] | None, str | None]:
     return _servers(place, data), current
 
 
+def trusted_digest(place: Place) -> str | None:
+    """The digest a project file was trusted with (None: never, or a user file)."""
+    return None if place.folder is None else trust.trusted_digest(place.folder, place.name)
+
+
 def is_trusted(place: Place, current: str | None) -> bool:
     """Whether a place's servers may start: a user file's (the person's own) always; a
     project file's once the person trusted it as it is (``current``: its digest)."""
-    return place.folder is None or (current is not None and trust.is_trusted(place.folder, current, place.name))
+    return place.folder is None or (current is not None and trusted_digest(place) == current)
 
 
 def _servers(place: Place, data: Any) -> dict[str, Any]:
@@ -197,7 +195,10 @@ def read_place(place: Place, environ: Mapping[str, str] | None = None, *, trusti
         return []
     if trusting and place.folder is not None and current is not None:
         trust.trust_folder(place.folder, {place.name: current})
-    trusted = is_trusted(place, current)
+        known: str | None = current
+    else:
+        known = trusted_digest(place)  # the trust store, read once for the file
+    trusted = place.folder is None or known == current  # is_trusted, on the store as read here
     key = place.key if place.key in ("servers", "mcp_servers") else "mcpServers"
     source = str(place.path) if place.project is None else f"{place.path}: projects[{place.project}]"
     workspace = str(Path(place.project) if place.project else _workspace(place))
@@ -221,7 +222,7 @@ def read_place(place: Place, environ: Mapping[str, str] | None = None, *, trusti
                 f"{source}: two servers are named {name!r} here; the later one kept", ConfigWarning, stacklevel=2
             )
         config.source = str(place.path)
-        found[name] = Found(config, place, _references(ours), trusted, current, ours)
+        found[name] = Found(config, place, _references(ours), trusted, current, ours, not trusted and known is not None)
     return list(found.values())
 
 
@@ -281,7 +282,7 @@ def trust_question(found: list[Found]) -> trust.TrustQuestion | None:
         current,
         {one.config.name: one.target() for one in untrusted},
         {one.config.name: mine[one.config.name] for one in untrusted if one.config.name in mine},
-        changed=trust.trusted_digest(place.folder, place.name) is not None,
+        changed=untrusted[0].changed,
         reaches={one.config.name: trust.reach(one.entry) for one in untrusted},
     )
 
@@ -425,7 +426,6 @@ __all__ = [
     "Found",
     "Place",
     "check_client",
-    "entries",
     "held",
     "is_trusted",
     "places",
@@ -433,4 +433,5 @@ __all__ = [
     "read_place",
     "startable",
     "trust_question",
+    "trusted_digest",
 ]

@@ -17,9 +17,8 @@ from typing import Any, NamedTuple
 
 from ..safety.detect import is_secret_setting, replace_secrets
 from ..safety.redact import replace_secret_args
-from .servers import ServerConfig
+from .servers import REFERENCE, ServerConfig
 
-_REFERENCE = re.compile(r"\$\{[^}]*\}")
 _OAUTH_NAMES = {"client_id": "clientId", "client_secret": "clientSecret", "client_metadata_url": "clientMetadataUrl",
                 "scopes": "scopes", "redirect_port": "redirectPort", "grant": "grant", "private_key": "privateKey",
                 "private_key_file": "privateKeyFile", "signing_alg": "signingAlg", "assertion": "assertion",
@@ -31,6 +30,16 @@ _OAUTH_NAMES = {"client_id": "clientId", "client_secret": "clientSecret", "clien
 def variable_name(*parts: str) -> str:
     """``REMOTE_X_API_KEY`` from ("remote", "X-Api-Key"): an environment variable's name."""
     return re.sub(r"[^A-Za-z0-9]+", "_", "_".join(parts)).strip("_").upper()
+
+
+def numbered_name(base: str, held: Mapping[str, str], value: str) -> str:
+    """The first of ``base``, ``base_2``, ``base_3``… that ``held`` (variable → the value it
+    stands for) has not given to another value: another secret under the same name gets a
+    name of its own (saved files and exported scripts alike)."""
+    name, n = base, 2
+    while held.get(name, value) != value:
+        name, n = f"{base}_{n}", n + 1
+    return name
 
 
 class Variable(NamedTuple):
@@ -50,14 +59,12 @@ class _Secrets:
         self.where: dict[str, str] = {}
 
     def ref(self, variable: str, value: str, where: str) -> str:
-        if _REFERENCE.search(value):
+        if REFERENCE.search(value):
             return value  # already a reference (or holds one): as written
         for known, held in self.values.items():
             if held == value:
                 return f"${{{known}}}"
-        base, n = variable, 2
-        while variable in self.values:  # another secret under the same name: a name of its own
-            variable, n = f"{base}_{n}", n + 1
+        variable = numbered_name(variable, self.values, value)
         self.values[variable] = value
         self.where[variable] = where
         return f"${{{variable}}}"
@@ -173,4 +180,4 @@ def _args(args: list[str], server: str, secrets: _Secrets) -> list[str]:
     return [secrets.within(arg, server, f"argument {at}") for at, arg in enumerate(named, 1)]
 
 
-__all__ = ["Variable", "config_entry", "variable_name"]
+__all__ = ["Variable", "config_entry", "numbered_name", "variable_name"]

@@ -1,10 +1,12 @@
-"""The user config folder, and JSON files rewritten in place: atomically, keeping their
-other keys, written through a symbolic link rather than over it."""
+"""The user config folder; config files read (only a regular file, never waited on: a FIFO
+or a device is refused; JSON with comments) and JSON files rewritten in place: atomically,
+keeping their other keys, written through a symbolic link rather than over it."""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -14,9 +16,17 @@ from typing import Any
 
 from ...errors import ConfigError
 from .jsonc import strip_jsonc
-from .servers import parse_json, read_regular
 
-__all__ = ["CONFIG_DIR_ENV", "Written", "update_file", "user_config_dir", "write_atomic", "written_path"]
+__all__ = [
+    "CONFIG_DIR_ENV",
+    "Written",
+    "parse_json",
+    "read_regular",
+    "update_file",
+    "user_config_dir",
+    "write_atomic",
+    "written_path",
+]
 
 CONFIG_DIR_ENV = "MCP_NOTEBOOK_CONFIG_DIR"
 
@@ -33,6 +43,35 @@ def user_config_dir() -> Path:
     else:
         base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return Path(base) / "mcp-notebook"
+
+
+# Opened without waiting: a FIFO (or a device) named as a file would block its reader until
+# someone writes to it; refused once open, by what it is.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_regular(path: Path, shown: str, hint: str, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file (of at most ``limit`` bytes), else one
+    ConfigError line starting with ``shown`` and ending with ``hint``, what to do. OSError
+    (FileNotFoundError too) as ``open`` raises it."""
+    fd = os.open(path, _OPEN_FLAGS)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{shown}: not a regular file (a FIFO, a device or a folder); {hint}")
+        data = f.read() if limit is None else f.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise ConfigError(f"{shown}: larger than {limit >> 20} MiB; {hint}")
+    return data
+
+
+def parse_json(text: str, path: str | os.PathLike[str]) -> Any:
+    """A config file's text (comments and trailing commas allowed) as JSON; ``path`` names it in errors."""
+    try:
+        return json.loads(strip_jsonc(text))
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}: not valid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or objects nested too deeply to read; fix the file") from None
 
 
 def written_path(path: Path, within: Path | None = None) -> Path:

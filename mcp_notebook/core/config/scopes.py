@@ -27,8 +27,8 @@ from typing import Any
 from ...errors import ConfigError, ConfigWarning
 from . import trust
 from .entries import Variable, config_entry
-from .files import CONFIG_DIR_ENV, update_file, user_config_dir, write_atomic
-from .servers import ServerConfig, load_config, parse_config, parse_json, read_json, servers_key
+from .files import CONFIG_DIR_ENV, parse_json, update_file, user_config_dir, write_atomic
+from .servers import ServerConfig, load_config, parse_config, read_json, servers_key
 
 SCOPES = ("user", "project", "local")
 PROJECT_FILE = trust.PROJECT_FILE
@@ -86,18 +86,13 @@ class Scopes:
 
 
 def read_project(folder: Path) -> tuple[Any, str] | None:
-    """A folder's project file as JSON, with the digest of its bytes as read (None: no file;
-    read as trust.read_project_file reads: a regular file, capped)."""
-    path = folder / PROJECT_FILE
-    read = trust.read_project_file(path)
-    if read is None:
-        return None
-    data, current = read
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    return (parse_json(text, path) if text.strip() else {}), current
+    """A folder's project file as JSON (an empty file: no servers), with the digest of its
+    bytes as read (None: no file; trust.read_project_data)."""
+    return trust.read_project_data(folder / PROJECT_FILE, _json_or_nothing)
+
+
+def _json_or_nothing(text: str, path: Path) -> Any:
+    return parse_json(text, path) if text.strip() else {}
 
 
 def read_scopes(project: str | os.PathLike[str] | None = None, *, trusting: bool = False) -> Scopes:
@@ -122,7 +117,8 @@ def read_scopes(project: str | os.PathLike[str] | None = None, *, trusting: bool
     if project_file is not None and project_file[0]:
         shared, current = project_file
         source = str(folder / PROJECT_FILE)
-        if trusting or trust.is_trusted(folder, current):
+        known = None if trusting else trust.trusted_digest(folder)  # the trust store, read once
+        if trusting or known == current:
             found["project"] = parse_config(shared, source=source, workspace=workspace)
             out.replaced = [n for n in found["project"] if n in found["user"] and n not in found["local"]]
         else:
@@ -137,7 +133,7 @@ def read_scopes(project: str | os.PathLike[str] | None = None, *, trusting: bool
                     current,
                     {name: config.describe() for name, config in out.untrusted.items()},
                     {n: "user" for n in out.untrusted if n in found["user"] and n not in found["local"]},
-                    changed=trust.trusted_digest(folder) is not None,
+                    changed=known is not None,
                     reaches={name: trust.reach(entries[name]) for name in out.untrusted},
                 )
     for scope in SCOPES:
@@ -169,9 +165,7 @@ def trust_project(project: str | os.PathLike[str] | None = None) -> Path | None:
 def _trust_as_is(folder: Path, project_file: tuple[Any, str] | None) -> list[str]:
     """Trust every project file of ``folder`` as it is; ``.mcp.json`` as read already
     (``project_file``), so exactly what is used is what is trusted. The files trusted."""
-    files = trust.folder_digests(folder)
-    if project_file is not None:
-        files[PROJECT_FILE] = project_file[1]
+    files = trust.folder_digests(folder, {PROJECT_FILE: project_file[1]} if project_file is not None else None)
     if files:
         trust.trust_folder(folder, files)
     return sorted(files, key=trust.PROJECT_FILES.index)

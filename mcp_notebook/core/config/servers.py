@@ -16,7 +16,6 @@ import fnmatch
 import json
 import os
 import re
-import stat
 import sys
 import warnings
 from collections.abc import Mapping
@@ -28,6 +27,7 @@ from ...errors import ConfigError, ConfigWarning, ToolExcluded
 from ..auth.settings import oauth_problem
 from ..safety.redact import redact_args, redact_mapping, redact_url
 from .check import check
+from .files import parse_json, read_regular
 from .jsonc import strip_jsonc
 from .schema import (
     FORMATS,
@@ -42,7 +42,8 @@ from .schema import (
 )
 
 JSON = dict[str, Any]
-_VAR = re.compile(r"\$\{([^}]*)\}")
+# A ``${…}`` reference as written: group 1 is what is inside (``VAR``, ``env:VAR``, ``VAR:-default``).
+REFERENCE = re.compile(r"\$\{([^}]*)\}")
 
 
 @dataclass
@@ -234,16 +235,6 @@ def read_json(path: str | os.PathLike[str], *, missing_ok: bool = False) -> Any:
     return parse_json(text, p)
 
 
-def parse_json(text: str, path: str | os.PathLike[str]) -> Any:
-    """A config file's text (comments and trailing commas allowed) as JSON; ``path`` names it in errors."""
-    try:
-        return json.loads(strip_jsonc(text))
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}: not valid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: arrays or objects nested too deeply to read; fix the file") from None
-
-
 def servers_key(data: Any, source: str) -> str:
     """``mcpServers`` (Claude Code) or ``servers`` (VS Code): the key a file keeps servers under."""
     if not isinstance(data, dict):
@@ -377,23 +368,6 @@ def _oauth(value: dict[str, Any], expand: _Expander) -> dict[str, Any]:
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 ENV_FILE_LIMIT = 1 << 20  # a dotenv file is a few lines: a bigger one is not one
-# Opened without waiting: a FIFO (or a device) named as a file would block its reader until
-# someone writes to it; refused once open, by what it is.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-
-
-def read_regular(path: Path, shown: str, hint: str, limit: int | None = None) -> bytes:
-    """The bytes of ``path`` if it is a regular file (of at most ``limit`` bytes), else one
-    ConfigError line starting with ``shown`` and ending with ``hint``, what to do. OSError
-    (FileNotFoundError too) as ``open`` raises it."""
-    fd = os.open(path, _OPEN_FLAGS)
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfigError(f"{shown}: not a regular file (a FIFO, a device or a folder); {hint}")
-        data = f.read() if limit is None else f.read(limit + 1)
-    if limit is not None and len(data) > limit:
-        raise ConfigError(f"{shown}: larger than {limit >> 20} MiB; {hint}")
-    return data
 
 
 def read_env_file(path: Path, where: str) -> dict[str, str]:
@@ -437,7 +411,7 @@ class _Expander:
     def __call__(self, value: str, field_name: str) -> str:
         if self.literal:
             return value
-        return _VAR.sub(lambda m: self._one(m.group(1), field_name), value)
+        return REFERENCE.sub(lambda m: self._one(m.group(1), field_name), value)
 
     def _one(self, expr: str, field_name: str) -> str:
         where = f"{self.where}.{field_name}"
@@ -466,15 +440,14 @@ class _Expander:
 __all__ = [
     "ENV_FILE_LIMIT",
     "PYTHON_NAMES",
+    "REFERENCE",
     "TRANSPORTS",
     "ServerConfig",
     "check_server_name",
     "load_config",
     "parse_config",
-    "parse_json",
     "read_env_file",
     "read_json",
-    "read_regular",
     "resolve_command",
     "servers_key",
     "strip_jsonc",

@@ -24,17 +24,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from ...errors import ConfigError
 from ..safety.text import printable, shown_name
-from .files import update_file, user_config_dir
-from .servers import read_regular
+from .files import parse_json, read_regular, update_file, user_config_dir
+from .servers import REFERENCE
 
 __all__ = [
     "PROJECT_FILE",
@@ -46,10 +45,10 @@ __all__ = [
     "TrustQuestion",
     "digest",
     "folder_digests",
-    "forget_folder",
     "folder_key",
     "is_trusted",
     "reach",
+    "read_project_data",
     "read_project_file",
     "trust_file",
     "trust_folder",
@@ -74,7 +73,6 @@ RUNS_DIFFERENTLY = frozenset({
     "RUBYOPT", "ZDOTDIR", "_JAVA_OPTIONS",
 })  # fmt: skip
 _RUNS_DIFFERENTLY_PREFIXES = ("DYLD_", "LD_")
-_REFERENCE = re.compile(r"\$\{([^}]*)\}")
 _NOT_ENVIRONMENT = ("workspaceFolder", "userHome")  # ${…} that name no variable of the person's
 
 
@@ -104,11 +102,29 @@ def read_project_file(path: Path) -> tuple[bytes, str] | None:
     return data, digest(data)
 
 
-def folder_digests(folder: str | os.PathLike[str]) -> dict[str, str]:
+def read_project_data(path: Path, parse: Callable[[str, Path], Any] = parse_json) -> tuple[Any, str] | None:
+    """A project file read as ``read_project_file`` reads it, as UTF-8 text ``parse``d (JSON
+    with comments by default), and the digest of the bytes parsed (its trust is bound to
+    them); None: no such file."""
+    read = read_project_file(path)
+    if read is None:
+        return None
+    data, current = read
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    return parse(text, path), current
+
+
+def folder_digests(folder: str | os.PathLike[str], known: Mapping[str, str] | None = None) -> dict[str, str]:
     """The digest of each project file ``folder`` has now and that can be read (by its path
-    in the folder): what trusting the folder as it is trusts."""
-    out = {}
+    in the folder): what trusting the folder as it is trusts. ``known``: digests of files
+    read already (of the bytes used), taken as they are, not read again."""
+    out = dict(known or {})
     for name in PROJECT_FILES:
+        if name in out:
+            continue
         try:
             read = read_project_file(Path(folder) / name)
         except ConfigError:
@@ -171,27 +187,11 @@ def trust_folder(folder: str | os.PathLike[str], files: Mapping[str, str]) -> Pa
     return path
 
 
-def forget_folder(folder: str | os.PathLike[str]) -> bool:
-    """Trust ``folder`` no more; whether it was trusted."""
-    key = folder_key(folder)
-    path = trust_file()
-    if key not in _read():
-        return False
-
-    def change(data: dict[str, Any]) -> None:
-        folders = data.get("folders")
-        if isinstance(folders, dict):
-            folders.pop(key, None)
-
-    update_file(path, change, private=True)
-    return True
-
-
 def _variables(value: Any) -> list[str]:
     """The environment variables a value as written takes (``${VAR}``, ``${env:VAR}``,
     ``${VAR:-default}``), by name."""
     names = []
-    for expr in _REFERENCE.findall(value) if isinstance(value, str) else ():
+    for expr in REFERENCE.findall(value) if isinstance(value, str) else ():
         name = expr.removeprefix("env:").partition(":-")[0]
         if name and name not in _NOT_ENVIRONMENT and not name.startswith("input:"):
             names.append(name)

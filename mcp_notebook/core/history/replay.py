@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from ..config.entries import numbered_name
 from ..config.servers import ServerConfig
 from ..safety.detect import has_secret, is_secret_name, is_secret_setting, replace_secrets
 from ..safety.redact import redact_url, replace_secret_args
@@ -62,10 +63,7 @@ class _Secrets:
     def ref(self, server: str, key: str, what: str, value: str) -> str:
         """The lookup of the variable ``value`` is read from: named after ``key``, and a
         name of its own when another value already has that one."""
-        name = base = env_name(server, key)
-        n = 2
-        while self.values.get(name, value) != value:
-            name, n = f"{base}_{n}", n + 1
+        name = numbered_name(env_name(server, key), self.values, value)
         self.names.setdefault(name, what)
         self.values[name] = value
         return f"os.environ[{name!r}]"
