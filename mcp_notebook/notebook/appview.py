@@ -39,7 +39,7 @@ import traitlets
 
 from ..core.protocol import apps
 from ..core.safety.links import link_problem, unlinked
-from ..core.safety.text import clipped, escape, printable
+from ..core.safety.text import clipped, escape, printable, shown_name
 from ..runtime.asking.interaction import VIEW_CALL, AppCall
 from ..version import __version__
 from .cards import ApprovalCard
@@ -128,7 +128,7 @@ class AppHandle:
             )
 
     def __repr__(self) -> str:
-        return f"<AppHandle {printable(self.server_name)}.{printable(self.tool)} {len(self.messages)} message(s)>"
+        return f"<AppHandle {printable(self.server_name)}.{shown_name(self.tool)} {len(self.messages)} message(s)>"
 
     @property
     def pending(self) -> int:
@@ -257,7 +257,8 @@ class AppHandle:
             waiting = [c for c in place.cards if isinstance(c, ApprovalCard) and not c.answered]
             for card in waiting:
                 asked = card.request.shown  # its name escaped, as the card shows it
-                log.info("%s", printable(f"{self.server_name}.{self.tool}'s view was closed: {asked} denied"))
+                view = f"{printable(self.server_name)}.{shown_name(self.tool)}"
+                log.info("%s's view was closed: %s denied", view, asked)
                 card.deny("denied: the view that asked was closed", by=None)
             if not waiting:  # denied, its call ends by itself; anything else is stopped
                 task.cancel()
